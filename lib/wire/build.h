@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * build.h — the one RoCEv2 frame builder.
+ *
+ * A caller fills struct sr_build (addressing, BTH and whichever extension
+ * headers the opcode has; the opcode table decides which are written) and
+ * gets a frame: Ethernet (optional 802.1Q), IPv4 or IPv6 (chosen by the
+ * GIDs: an IPv4-mapped GID means IPv4), UDP, BTH, extension headers,
+ * payload, pad and ICRC.  Lengths, pad count and IPv4 checksum are computed.
+ *
+ * Two steps for callers that place the payload themselves (zero copy from
+ * registered memory): sr_build_hdrs() writes every header and returns the
+ * payload offset; the caller writes payload_len bytes there;
+ * sr_build_finish() writes the pad and the ICRC.
+ */
+#ifndef SR_WIRE_BUILD_H
+#define SR_WIRE_BUILD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "wire/parse.h"
+
+struct sr_build {
+	/* Ethernet */
+	uint8_t dmac[6];
+	uint8_t smac[6];
+	bool vlan;
+	uint16_t vlan_tci;
+	/* IP: GIDs, IPv4 mapped (::ffff:a.b.c.d) for IPv4 */
+	uint8_t sgid[16];
+	uint8_t dgid[16];
+	uint8_t tclass;      /* IPv4 TOS (DSCP and ECN) / IPv6 traffic class */
+	uint8_t hop_limit;   /* IPv4 TTL / IPv6 hop limit */
+	uint32_t flow_label; /* IPv6 */
+	uint16_t ip_id;      /* IPv4 identification */
+	bool ip_df;          /* IPv4 don't fragment */
+	/* UDP */
+	uint16_t sport;
+	uint16_t udp_csum;   /* written as given; RoCEv2 senders use 0 */
+	/* BTH */
+	uint8_t opcode;
+	bool se;
+	bool mig;
+	uint16_t pkey;
+	uint8_t fecn_becn;   /* the whole byte, FECN/BECN and reserved */
+	uint32_t dqpn;
+	bool ackreq;
+	uint32_t psn;
+	/* extension headers: only those of the opcode are written */
+	uint32_t rdeth_eecn;
+	uint32_t deth_qkey;
+	uint32_t deth_sqpn;
+	uint32_t xrc_srqn;
+	uint32_t feth;
+	uint64_t reth_va;
+	uint32_t reth_rkey;
+	uint32_t reth_len;
+	uint64_t atm_va;
+	uint32_t atm_rkey;
+	uint64_t atm_swap_add;
+	uint64_t atm_cmp;
+	uint8_t aeth_syndrome;
+	uint32_t aeth_msn;
+	uint64_t atmack_orig;
+	uint32_t imm;
+	uint32_t ieth_rkey;
+};
+
+/* Bytes a frame of this description and payload length takes. */
+uint32_t sr_build_frame_len(const struct sr_build *b, uint32_t payload_len);
+
+/*
+ * Write all headers for a payload of payload_len bytes into buf (cap
+ * bytes).  Returns the payload offset, or -EINVAL (unknown opcode, payload
+ * not allowed or too long) or -ENOSPC (cap too small).  pkt, when not
+ * NULL, is filled as the parser would fill it.
+ */
+int sr_build_hdrs(uint8_t *buf, uint32_t cap, const struct sr_build *b,
+		  uint32_t payload_len, struct sr_pkt *pkt);
+
+/*
+ * After the payload is in place: write the pad bytes and the ICRC.
+ * Returns the frame length.
+ */
+uint32_t sr_build_finish(uint8_t *buf, const struct sr_pkt *pkt);
+
+/* Both steps, copying payload.  Returns the frame length or -errno. */
+int sr_build_frame(uint8_t *buf, uint32_t cap, const struct sr_build *b,
+		   const void *payload, uint32_t payload_len);
+
+/* The description a parsed packet was built from (inverse of the builder). */
+void sr_build_from_pkt(struct sr_build *b, const struct sr_pkt *pkt);
+
+#endif /* SR_WIRE_BUILD_H */

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "dissect.h"
+
+#include <arpa/inet.h>
+#include <inttypes.h>
+
+#include "wire/hdr.h"
+
+/* Management datagram classes and CM attributes seen on QP1 (IBA 13.4, 12.6). */
+#define SR_MAD_CLASS_CM 0x07
+
+static const char *sr_cm_attr_name(uint16_t attr)
+{
+	static const char *const names[] = {
+		[0x10] = "REQ", [0x11] = "MRA", [0x12] = "REJ",
+		[0x13] = "REP", [0x14] = "RTU", [0x15] = "DREQ",
+		[0x16] = "DREP", [0x17] = "SIDR_REQ", [0x18] = "SIDR_REP",
+		[0x19] = "LAP", [0x1a] = "APR",
+	};
+
+	if (attr < sizeof(names) / sizeof(names[0]) && names[attr])
+		return names[attr];
+	return "?";
+}
+
+const char *sr_dissect_opname(uint8_t opcode, char *buf, size_t len)
+{
+	const struct sr_opcode_info *op = sr_opcode_info(opcode);
+
+	if (opcode == SR_OPCODE_CNP)
+		snprintf(buf, len, "CNP");
+	else
+		snprintf(buf, len, "%s %s", sr_transport_name(opcode),
+			 op ? op->name : "?");
+	return buf;
+}
+
+static void sr_dissect_addr(FILE *out, const uint8_t gid[16])
+{
+	char s[INET6_ADDRSTRLEN];
+
+	if (sr_gid_is_v4(gid))
+		inet_ntop(AF_INET, gid + 12, s, sizeof(s));
+	else
+		inet_ntop(AF_INET6, gid, s, sizeof(s));
+	fputs(s, out);
+}
+
+static void sr_dissect_ext(FILE *out, const struct sr_pkt *p)
+{
+	const void *h;
+	char syn[48];
+
+	if ((h = sr_pkt_ext(p, SR_EXT_DETH)))
+		fprintf(out, " DETH[qkey=0x%08x sqp=0x%06x]",
+			sr_deth_qkey(h), sr_deth_sqpn(h));
+	if ((h = sr_pkt_ext(p, SR_EXT_RDETH)))
+		fprintf(out, " RDETH[eec=0x%06x]", sr_rdeth_eecn(h));
+	if ((h = sr_pkt_ext(p, SR_EXT_XRCETH)))
+		fprintf(out, " XRCETH[srq=0x%06x]", sr_xrceth_srqn(h));
+	if ((h = sr_pkt_ext(p, SR_EXT_FETH)))
+		fprintf(out, " FETH[sel=%u plt=%u]", sr_feth_selectivity(h),
+			sr_feth_placement(h));
+	if ((h = sr_pkt_ext(p, SR_EXT_RETH)))
+		fprintf(out, " RETH[va=0x%016" PRIx64 " rkey=0x%08x len=%u]",
+			sr_reth_va(h), sr_reth_rkey(h), sr_reth_len(h));
+	if ((h = sr_pkt_ext(p, SR_EXT_ATMETH)))
+		fprintf(out,
+			" AtomicETH[va=0x%016" PRIx64 " rkey=0x%08x swap_add=0x%" PRIx64
+			" cmp=0x%" PRIx64 "]",
+			sr_atmeth_va(h), sr_atmeth_rkey(h),
+			sr_atmeth_swap_add(h), sr_atmeth_cmp(h));
+	if ((h = sr_pkt_ext(p, SR_EXT_AETH)))
+		fprintf(out, " AETH[%s msn=%u]",
+			sr_aeth_syndrome_str(sr_aeth_syndrome(h), syn, sizeof(syn)),
+			sr_aeth_msn(h));
+	if ((h = sr_pkt_ext(p, SR_EXT_ATMACK)))
+		fprintf(out, " AtomicAckETH[orig=0x%" PRIx64 "]",
+			sr_atmack_orig(h));
+	if ((h = sr_pkt_ext(p, SR_EXT_IMMDT)))
+		fprintf(out, " ImmDt[0x%08x]", sr_immdt_imm(h));
+	if ((h = sr_pkt_ext(p, SR_EXT_IETH)))
+		fprintf(out, " IETH[rkey=0x%08x]", sr_ieth_rkey(h));
+}
+
+/* A MAD on QP1 (the CM's): class, method, attribute. */
+static void sr_dissect_mad(FILE *out, const struct sr_pkt *p)
+{
+	const uint8_t *m = sr_pkt_payload(p);
+	uint16_t attr;
+
+	if (sr_bth_dqpn(sr_pkt_bth(p)) != 1 || p->payload_len < 24)
+		return;
+	attr = sr_get_be16(m + 16);
+	fprintf(out, " MAD[class=0x%02x method=0x%02x attr=0x%04x", m[1], m[3],
+		attr);
+	if (m[1] == SR_MAD_CLASS_CM)
+		fprintf(out, " CM %s", sr_cm_attr_name(attr));
+	fputc(']', out);
+}
+
+void sr_dissect_line(FILE *out, const struct sr_pkt *p, bool icrc_ok)
+{
+	const struct sr_bth *bth = sr_pkt_bth(p);
+	const struct sr_udp *udp = sr_pkt_udp(p);
+	uint8_t gid[16];
+	char name[48];
+
+	sr_pkt_sgid(p, gid);
+	sr_dissect_addr(out, gid);
+	fputs(" > ", out);
+	sr_pkt_dgid(p, gid);
+	sr_dissect_addr(out, gid);
+	if (p->has_vlan)
+		fprintf(out, " vlan=%u", p->vlan_tci & 0xfff);
+	fprintf(out, " udp %u>%u %s qp=0x%06x psn=%u%s%s pkey=0x%04x",
+		sr_get_be16(udp->sport), sr_get_be16(udp->dport),
+		sr_dissect_opname(p->opcode, name, sizeof(name)),
+		sr_bth_dqpn(bth), sr_bth_psn(bth),
+		sr_bth_ackreq(bth) ? " A" : "", sr_bth_se(bth) ? " SE" : "",
+		sr_bth_pkey(bth));
+	if (sr_bth_fecn_becn(bth) & 0xc0)
+		fprintf(out, " ecn=0x%02x", sr_bth_fecn_becn(bth) >> 6);
+	sr_dissect_ext(out, p);
+	if ((p->opcode & SR_TT_MASK) == SR_TT_UD)
+		sr_dissect_mad(out, p);
+	fprintf(out, " payload=%u pad=%u icrc=%s\n", p->payload_len, p->pad,
+		icrc_ok ? "ok" : "BAD");
+}
