@@ -1,0 +1,689 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * config.c — the key = value parser, the default link and the start-up path.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+
+#define SR_DEFAULT_RUN_DIR "/run/sroce"
+#define SR_DEFAULT_STATS_DIR "/dev/shm"
+
+typedef int (*sr_config_key_fn)(struct sr_pmd_config *cfg, const char *val,
+				char *why, size_t whylen);
+
+/* Every key: X(name, handler).  CONFIG.md documents them in this order. */
+#define SR_CONFIG_KEYS(X)                  \
+	X(eal, sr_key_eal)                 \
+	X(port, sr_key_port)               \
+	X(node, sr_key_node)               \
+	X(run_dir, sr_key_run_dir)         \
+	X(mac, sr_key_mac)                 \
+	X(ipv4, sr_key_ipv4)               \
+	X(ipv6, sr_key_ipv6)               \
+	X(mtu, sr_key_mtu)                 \
+	X(vlan, sr_key_vlan)               \
+	X(vlan_prio, sr_key_vlan_prio)     \
+	X(hugepages, sr_key_hugepages)     \
+	X(mode, sr_key_mode)               \
+	X(lcores, sr_key_lcores)           \
+	X(engine_lcore, sr_key_engine_lcore) \
+	X(mbufs, sr_key_mbufs)             \
+	X(rx_desc, sr_key_rx_desc)         \
+	X(tx_desc, sr_key_tx_desc)         \
+	X(burst, sr_key_burst)             \
+	X(capture, sr_key_capture)         \
+	X(stats_dir, sr_key_stats_dir)     \
+	X(fault, sr_key_fault)             \
+	X(fault_seed, sr_key_fault_seed)
+
+static int sr_copy_str(char *dst, size_t size, const char *val, char *why,
+		       size_t whylen)
+{
+	if (strlen(val) >= size) {
+		snprintf(why, whylen, "value longer than %zu characters",
+			 size - 1);
+		return -EINVAL;
+	}
+	strcpy(dst, val);
+	return 0;
+}
+
+static int sr_parse_uint(const char *val, unsigned long lo, unsigned long hi,
+			 unsigned long *out, char *why, size_t whylen)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(val, &end, 0);
+	if (*val == '\0' || *val == '-' || errno || *end != '\0' || v < lo ||
+	    v > hi) {
+		snprintf(why, whylen, "'%s' is not a number in %lu..%lu", val,
+			 lo, hi);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int sr_key_eal(struct sr_pmd_config *cfg, const char *val, char *why,
+		      size_t whylen)
+{
+	size_t have = strlen(cfg->eal);
+
+	/* Repeated eal lines add up. */
+	if (have + 1 + strlen(val) >= sizeof(cfg->eal)) {
+		snprintf(why, whylen, "EAL arguments too long");
+		return -EINVAL;
+	}
+	if (have)
+		cfg->eal[have++] = ' ';
+	strcpy(cfg->eal + have, val);
+	return 0;
+}
+
+/* A vdev spec (net_<driver><n>[,args]) or a PCI address. */
+static int sr_key_port(struct sr_pmd_config *cfg, const char *val, char *why,
+		       size_t whylen)
+{
+	unsigned int d, b, s, f;
+	char tail;
+
+	if (strcmp(val, "default") == 0) {
+		cfg->default_link = true;
+		cfg->port[0] = '\0';
+		return 0;
+	}
+	if (strncmp(val, "net_", 4) != 0 &&
+	    sscanf(val, "%x:%x:%x.%x%c", &d, &b, &s, &f, &tail) != 4 &&
+	    sscanf(val, "%x:%x.%x%c", &b, &s, &f, &tail) != 3) {
+		snprintf(why, whylen,
+			 "port '%s' is neither 'default', a vdev (net_...) nor a PCI address",
+			 val);
+		return -EINVAL;
+	}
+	cfg->default_link = false;
+	return sr_copy_str(cfg->port, sizeof(cfg->port), val, why, whylen);
+}
+
+static int sr_key_node(struct sr_pmd_config *cfg, const char *val, char *why,
+		       size_t whylen)
+{
+	unsigned long v;
+
+	if (sr_parse_uint(val, 0, 1, &v, why, whylen))
+		return -EINVAL;
+	cfg->node = (int)v;
+	return 0;
+}
+
+static int sr_key_run_dir(struct sr_pmd_config *cfg, const char *val,
+			  char *why, size_t whylen)
+{
+	return sr_copy_str(cfg->run_dir, sizeof(cfg->run_dir), val, why,
+			   whylen);
+}
+
+static int sr_key_mac(struct sr_pmd_config *cfg, const char *val, char *why,
+		      size_t whylen)
+{
+	unsigned int m[6];
+	char tail;
+
+	if (sscanf(val, "%2x:%2x:%2x:%2x:%2x:%2x%c", &m[0], &m[1], &m[2],
+		   &m[3], &m[4], &m[5], &tail) != 6 || (m[0] & 1)) {
+		snprintf(why, whylen, "'%s' is not a unicast MAC address", val);
+		return -EINVAL;
+	}
+	for (int i = 0; i < 6; i++)
+		cfg->mac[i] = (uint8_t)m[i];
+	cfg->has_mac = true;
+	return 0;
+}
+
+/* "addr[/prefix]" into addr (inet_pton) and prefix. */
+static int sr_parse_prefixed(int af, const char *val, void *addr,
+			     uint8_t *prefix, char *why, size_t whylen)
+{
+	unsigned long max = af == AF_INET ? 32 : 128, p = max;
+	char buf[INET6_ADDRSTRLEN + 8];
+	char *slash;
+
+	if (strlen(val) >= sizeof(buf))
+		goto out_bad;
+	strcpy(buf, val);
+	slash = strchr(buf, '/');
+	if (slash) {
+		*slash = '\0';
+		if (sr_parse_uint(slash + 1, 1, max, &p, why, whylen))
+			goto out_bad;
+	}
+	if (inet_pton(af, buf, addr) != 1)
+		goto out_bad;
+	*prefix = (uint8_t)p;
+	return 0;
+out_bad:
+	snprintf(why, whylen, "'%s' is not an %s address[/prefix]", val,
+		 af == AF_INET ? "IPv4" : "IPv6");
+	return -EINVAL;
+}
+
+static int sr_key_ipv4(struct sr_pmd_config *cfg, const char *val, char *why,
+		       size_t whylen)
+{
+	if (sr_parse_prefixed(AF_INET, val, cfg->ipv4, &cfg->ipv4_prefix, why,
+			      whylen))
+		return -EINVAL;
+	cfg->has_ipv4 = true;
+	return 0;
+}
+
+static int sr_key_ipv6(struct sr_pmd_config *cfg, const char *val, char *why,
+		       size_t whylen)
+{
+	uint32_t i = cfg->n_ipv6;
+
+	if (i == SR_CONFIG_IPV6_MAX) {
+		snprintf(why, whylen, "more than %d ipv6 addresses",
+			 SR_CONFIG_IPV6_MAX);
+		return -EINVAL;
+	}
+	if (sr_parse_prefixed(AF_INET6, val, cfg->ipv6[i],
+			      &cfg->ipv6_prefix[i], why, whylen))
+		return -EINVAL;
+	if (cfg->ipv6[i][0] == 0xff) {
+		snprintf(why, whylen, "'%s' is a multicast address", val);
+		return -EINVAL;
+	}
+	cfg->n_ipv6++;
+	return 0;
+}
+
+static int sr_key_mtu(struct sr_pmd_config *cfg, const char *val, char *why,
+		      size_t whylen)
+{
+	unsigned long v;
+
+	if (strcmp(val, "0") == 0 || strcmp(val, "port") == 0) {
+		cfg->mtu = 0;
+		return 0;
+	}
+	if (sr_parse_uint(val, 576, 9702, &v, why, whylen))
+		return -EINVAL;
+	cfg->mtu = (uint32_t)v;
+	return 0;
+}
+
+static int sr_key_vlan(struct sr_pmd_config *cfg, const char *val, char *why,
+		       size_t whylen)
+{
+	unsigned long v;
+
+	if (sr_parse_uint(val, 0, 4094, &v, why, whylen))
+		return -EINVAL;
+	cfg->vlan = (uint16_t)v;
+	return 0;
+}
+
+static int sr_key_vlan_prio(struct sr_pmd_config *cfg, const char *val,
+			    char *why, size_t whylen)
+{
+	unsigned long v;
+
+	if (sr_parse_uint(val, 0, 7, &v, why, whylen))
+		return -EINVAL;
+	cfg->vlan_prio = (uint8_t)v;
+	return 0;
+}
+
+static int sr_parse_bool(const char *val, bool *out, char *why, size_t whylen)
+{
+	static const struct {
+		const char *word;
+		bool v;
+	} words[] = {
+		{ .word = "yes", .v = true },  { .word = "no", .v = false },
+		{ .word = "on", .v = true },   { .word = "off", .v = false },
+		{ .word = "true", .v = true }, { .word = "false", .v = false },
+		{ .word = "1", .v = true },    { .word = "0", .v = false },
+	};
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcmp(val, words[i].word) == 0) {
+			*out = words[i].v;
+			return 0;
+		}
+	snprintf(why, whylen, "'%s' is not yes or no", val);
+	return -EINVAL;
+}
+
+static int sr_key_hugepages(struct sr_pmd_config *cfg, const char *val,
+			    char *why, size_t whylen)
+{
+	bool huge;
+
+	if (strcmp(val, "auto") == 0) {
+		cfg->no_huge = !sr_pmd_config_hugepages_free();
+		return 0;
+	}
+	if (sr_parse_bool(val, &huge, why, whylen))
+		return -EINVAL;
+	cfg->no_huge = !huge;
+	return 0;
+}
+
+static int sr_key_mode(struct sr_pmd_config *cfg, const char *val, char *why,
+		       size_t whylen)
+{
+	if (strcmp(val, "inline") == 0) {
+		cfg->mode = SR_PMD_MODE_INLINE;
+	} else if (strcmp(val, "dedicated") == 0) {
+		cfg->mode = SR_PMD_MODE_DEDICATED;
+	} else {
+		snprintf(why, whylen, "mode '%s' is not inline or dedicated",
+			 val);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int sr_key_lcores(struct sr_pmd_config *cfg, const char *val,
+			 char *why, size_t whylen)
+{
+	return sr_copy_str(cfg->lcores, sizeof(cfg->lcores), val, why, whylen);
+}
+
+static int sr_key_engine_lcore(struct sr_pmd_config *cfg, const char *val,
+			       char *why, size_t whylen)
+{
+	unsigned long v;
+
+	if (sr_parse_uint(val, 1, 127, &v, why, whylen))
+		return -EINVAL;
+	cfg->engine_lcore = (uint32_t)v;
+	return 0;
+}
+
+static int sr_key_mbufs(struct sr_pmd_config *cfg, const char *val, char *why,
+			size_t whylen)
+{
+	unsigned long v;
+
+	if (sr_parse_uint(val, 512, 1u << 20, &v, why, whylen))
+		return -EINVAL;
+	cfg->mbufs = (uint32_t)v;
+	return 0;
+}
+
+static int sr_key_desc(uint32_t *out, const char *val, char *why,
+		       size_t whylen)
+{
+	unsigned long v;
+
+	if (sr_parse_uint(val, 32, 16384, &v, why, whylen))
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int sr_key_rx_desc(struct sr_pmd_config *cfg, const char *val,
+			  char *why, size_t whylen)
+{
+	return sr_key_desc(&cfg->rx_desc, val, why, whylen);
+}
+
+static int sr_key_tx_desc(struct sr_pmd_config *cfg, const char *val,
+			  char *why, size_t whylen)
+{
+	return sr_key_desc(&cfg->tx_desc, val, why, whylen);
+}
+
+static int sr_key_burst(struct sr_pmd_config *cfg, const char *val, char *why,
+			size_t whylen)
+{
+	unsigned long v;
+
+	if (sr_parse_uint(val, 1, SR_CONFIG_BURST_MAX, &v, why, whylen))
+		return -EINVAL;
+	cfg->burst = (uint32_t)v;
+	return 0;
+}
+
+static int sr_key_capture(struct sr_pmd_config *cfg, const char *val,
+			  char *why, size_t whylen)
+{
+	if (strcmp(val, "off") == 0)
+		val = "";
+	return sr_copy_str(cfg->capture, sizeof(cfg->capture), val, why,
+			   whylen);
+}
+
+static int sr_key_stats_dir(struct sr_pmd_config *cfg, const char *val,
+			    char *why, size_t whylen)
+{
+	if (strcmp(val, "off") == 0)
+		val = "";
+	return sr_copy_str(cfg->stats_dir, sizeof(cfg->stats_dir), val, why,
+			   whylen);
+}
+
+static int sr_key_fault(struct sr_pmd_config *cfg, const char *val, char *why,
+			size_t whylen)
+{
+	struct sr_fault_set *set = &cfg->fault;
+
+	if (strcmp(val, "off") == 0) {
+		set->n = 0;
+		return 0;
+	}
+	if (set->n == SR_FAULT_RULES_MAX) {
+		snprintf(why, whylen, "more than %d fault rules",
+			 SR_FAULT_RULES_MAX);
+		return -EINVAL;
+	}
+	if (sr_fault_rule_parse(&set->rule[set->n], val, why, whylen))
+		return -EINVAL;
+	set->n++;
+	return 0;
+}
+
+static int sr_key_fault_seed(struct sr_pmd_config *cfg, const char *val,
+			     char *why, size_t whylen)
+{
+	unsigned long v;
+
+	if (sr_parse_uint(val, 0, ULONG_MAX, &v, why, whylen))
+		return -EINVAL;
+	cfg->fault.seed = v;
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	sr_config_key_fn fn;
+} sr_config_keys[] = {
+#define SR_CONFIG_KEY(k, fn_) { .name = #k, .fn = fn_ },
+	SR_CONFIG_KEYS(SR_CONFIG_KEY)
+#undef SR_CONFIG_KEY
+};
+
+bool sr_pmd_config_hugepages_free(void)
+{
+	FILE *f = fopen("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages",
+			"r");
+	unsigned long n = 0;
+
+	if (f == NULL)
+		return false;
+	if (fscanf(f, "%lu", &n) != 1)
+		n = 0;
+	fclose(f);
+	/* The default pool of 9 KiB buffers wants ~128 MiB. */
+	return n >= 128;
+}
+
+void sr_pmd_config_init(struct sr_pmd_config *cfg)
+{
+	*cfg = (struct sr_pmd_config){
+		.node = -1,
+		.mode = SR_PMD_MODE_INLINE,
+		.engine_lcore = 1,
+		.mbufs = 8191,
+		.rx_desc = 1024,
+		.tx_desc = 1024,
+		.burst = 32,
+		.ipv4_prefix = 32,
+		.no_huge = !sr_pmd_config_hugepages_free(),
+	};
+	strcpy(cfg->run_dir, SR_DEFAULT_RUN_DIR);
+	strcpy(cfg->stats_dir, SR_DEFAULT_STATS_DIR);
+}
+
+static char *sr_trim(char *s)
+{
+	char *end;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	end = s + strlen(s);
+	while (end > s && isspace((unsigned char)end[-1]))
+		*--end = '\0';
+	return s;
+}
+
+static int sr_config_line(struct sr_pmd_config *cfg, char *line, char *why,
+			  size_t whylen)
+{
+	char *hash = strchr(line, '#'), *eq, *key, *val;
+
+	if (hash)
+		*hash = '\0';
+	line = sr_trim(line);
+	if (*line == '\0')
+		return 0;
+	eq = strchr(line, '=');
+	if (eq == NULL) {
+		snprintf(why, whylen, "expected 'key = value', got '%s'", line);
+		return -EINVAL;
+	}
+	*eq = '\0';
+	key = sr_trim(line);
+	val = sr_trim(eq + 1);
+	for (size_t i = 0; i < sizeof(sr_config_keys) / sizeof(sr_config_keys[0]);
+	     i++)
+		if (strcmp(key, sr_config_keys[i].name) == 0)
+			return sr_config_keys[i].fn(cfg, val, why, whylen);
+	snprintf(why, whylen, "unknown key '%s'", key);
+	return -EINVAL;
+}
+
+int sr_pmd_config_parse(struct sr_pmd_config *cfg, const char *text,
+			const char *origin, char *err, size_t errlen)
+{
+	char line[SR_CONFIG_EAL_MAX + 64], why[SR_CONFIG_ERR_MAX];
+	unsigned int lineno = 0;
+	const char *p = text;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+
+		lineno++;
+		if (n >= sizeof(line)) {
+			snprintf(err, errlen, "%s:%u: line too long", origin,
+				 lineno);
+			return -EINVAL;
+		}
+		memcpy(line, p, n);
+		line[n] = '\0';
+		why[0] = '\0';
+		if (sr_config_line(cfg, line, why, sizeof(why))) {
+			snprintf(err, errlen, "%s:%u: %s", origin, lineno, why);
+			return -EINVAL;
+		}
+		p += n + (nl != NULL);
+	}
+	return 0;
+}
+
+int sr_pmd_config_parse_file(struct sr_pmd_config *cfg, const char *path,
+			     char *err, size_t errlen)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f, *mem;
+	int rc, c;
+
+	f = fopen(path, "r");
+	if (f == NULL) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return rc;
+	}
+	mem = open_memstream(&text, &size);
+	if (mem == NULL) {
+		rc = -ENOMEM;
+		snprintf(err, errlen, "%s: out of memory", path);
+		goto out_close;
+	}
+	while ((c = fgetc(f)) != EOF)
+		fputc(c, mem);
+	fclose(mem);
+	if (ferror(f)) {
+		rc = -EIO;
+		snprintf(err, errlen, "%s: read error", path);
+		goto out_free;
+	}
+	rc = sr_pmd_config_parse(cfg, text, path, err, errlen);
+out_free:
+	free(text);
+out_close:
+	fclose(f);
+	return rc;
+}
+
+int sr_pmd_config_default_link(struct sr_pmd_config *cfg, int node,
+			       char *err, size_t errlen)
+{
+	static const uint8_t v6_prefix[14] = { 0xfd, 0x00, 0x53, 0x52 };
+	int n;
+
+	if (node != 0 && node != 1) {
+		snprintf(err, errlen, "default link node must be 0 or 1, not %d",
+			 node);
+		return -EINVAL;
+	}
+	cfg->node = node;
+	n = snprintf(cfg->port, sizeof(cfg->port),
+		     "net_memif0,role=%s,socket=%s/memif.sock,id=0",
+		     node == 0 ? "server" : "client", cfg->run_dir);
+	if (n < 0 || (size_t)n >= sizeof(cfg->port)) {
+		snprintf(err, errlen, "run_dir '%s' too long", cfg->run_dir);
+		return -EINVAL;
+	}
+	if (!cfg->has_mac) {
+		static const uint8_t mac[6] = { 0x02, 0x53, 0x52, 0, 0, 0 };
+
+		memcpy(cfg->mac, mac, sizeof(mac));
+		cfg->mac[5] = (uint8_t)(node + 1);
+		cfg->has_mac = true;
+	}
+	if (!cfg->has_ipv4) {
+		cfg->ipv4[0] = 10;
+		cfg->ipv4[1] = 0;
+		cfg->ipv4[2] = 0;
+		cfg->ipv4[3] = (uint8_t)(node + 1);
+		cfg->ipv4_prefix = 24;
+		cfg->has_ipv4 = true;
+	}
+	if (cfg->n_ipv6 == 0) {
+		memset(cfg->ipv6[0], 0, 16);
+		memcpy(cfg->ipv6[0], v6_prefix, sizeof(v6_prefix));
+		cfg->ipv6[0][15] = (uint8_t)(node + 1);
+		cfg->ipv6_prefix[0] = 64;
+		cfg->n_ipv6 = 1;
+	}
+	if (cfg->mtu == 0)
+		cfg->mtu = 9000;
+	return 0;
+}
+
+int sr_pmd_config_claim_node(const char *run_dir, int *lock_fd)
+{
+	char path[SR_CONFIG_STR_MAX + 16];
+	int fd;
+
+	*lock_fd = -1;
+	if (mkdir(run_dir, 0755) && errno != EEXIST)
+		return -errno;
+	snprintf(path, sizeof(path), "%s/memif.lock", run_dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		*lock_fd = fd;
+		return 0;
+	}
+	close(fd);
+	return 1;
+}
+
+int sr_pmd_config_load(struct sr_pmd_config *cfg, int *lock_fd, char *err,
+		       size_t errlen)
+{
+	const char *path = getenv("SROCE_CONFIG");
+	const char *node_env = getenv("SROCE_NODE");
+	const char *run_env = getenv("SROCE_RUN_DIR");
+	int rc, node;
+
+	*lock_fd = -1;
+	sr_pmd_config_init(cfg);
+	if (run_env && *run_env &&
+	    sr_copy_str(cfg->run_dir, sizeof(cfg->run_dir), run_env, err,
+			errlen))
+		return -EINVAL;
+	if (path && *path) {
+		rc = sr_pmd_config_parse_file(cfg, path, err, errlen);
+		if (rc)
+			return rc;
+	} else {
+		cfg->default_link = true;
+	}
+	if (cfg->default_link) {
+		node = cfg->node;
+		if (node_env && *node_env) {
+			if (strcmp(node_env, "0") && strcmp(node_env, "1")) {
+				snprintf(err, errlen,
+					 "SROCE_NODE='%s': want 0 or 1",
+					 node_env);
+				return -EINVAL;
+			}
+			node = node_env[0] - '0';
+		}
+		if (node < 0) {
+			node = sr_pmd_config_claim_node(cfg->run_dir, lock_fd);
+			if (node < 0) {
+				snprintf(err, errlen, "%s: %s", cfg->run_dir,
+					 strerror(-node));
+				return node;
+			}
+		} else if (mkdir(cfg->run_dir, 0755) && errno != EEXIST) {
+			rc = -errno;
+			snprintf(err, errlen, "%s: %s", cfg->run_dir,
+				 strerror(errno));
+			return rc;
+		}
+		rc = sr_pmd_config_default_link(cfg, node, err, errlen);
+		if (rc)
+			return rc;
+	}
+	if (cfg->port[0] == '\0') {
+		snprintf(err, errlen, "%s: no port (want port = default, a vdev or a PCI address)",
+			 path ? path : "config");
+		return -EINVAL;
+	}
+	if (!cfg->has_ipv4) {
+		snprintf(err, errlen, "%s: no ipv4 address", path ? path : "config");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+uint32_t sr_pmd_path_mtu(uint32_t ip_mtu)
+{
+	for (uint32_t m = 4096; m >= 256; m /= 2)
+		if (m + SR_PMD_ROCE_OVERHEAD <= ip_mtu)
+			return m;
+	return 0;
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * config.h — the sroce device configuration: one key = value file named by
+ * the environment variable SROCE_CONFIG (format in pmd/CONFIG.md), or, with
+ * no file, a default virtual link (net_memif) on which two sroce processes
+ * on one machine reach each other with no setup.
+ *
+ * Pure C (no DPDK): parsing and defaults are unit-tested without an EAL.
+ * Every error carries one line of text for the user in err.
+ */
+#ifndef SR_PMD_CONFIG_H
+#define SR_PMD_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fault.h"
+
+#define SR_CONFIG_IPV6_MAX 4
+#define SR_CONFIG_STR_MAX 256
+#define SR_CONFIG_EAL_MAX 1024
+#define SR_CONFIG_ERR_MAX 256
+#define SR_CONFIG_BURST_MAX 64
+
+/* Where a device's progress runs. */
+enum sr_pmd_mode {
+	SR_PMD_MODE_INLINE = 0,   /* the consumer calls sr_pmd_progress() */
+	SR_PMD_MODE_DEDICATED,    /* a poll loop on its own lcore */
+};
+
+struct sr_pmd_config {
+	char eal[SR_CONFIG_EAL_MAX];      /* extra EAL arguments */
+	char port[SR_CONFIG_STR_MAX];     /* vdev spec or PCI address */
+	char run_dir[SR_CONFIG_STR_MAX];  /* default link: memif socket/lock */
+	char capture[SR_CONFIG_STR_MAX];  /* pcap file, "" = off */
+	char stats_dir[SR_CONFIG_STR_MAX];/* stats shared memory folder */
+	char lcores[SR_CONFIG_STR_MAX];   /* EAL --lcores, "" = derived */
+	uint8_t mac[6];
+	bool has_mac;                     /* else the port's own MAC */
+	bool default_link;                /* port = default (net_memif) */
+	bool no_huge;                     /* run the EAL without hugepages */
+	uint8_t ipv4[4];
+	uint8_t ipv4_prefix;
+	bool has_ipv4;
+	uint8_t ipv6[SR_CONFIG_IPV6_MAX][16];
+	uint8_t ipv6_prefix[SR_CONFIG_IPV6_MAX];
+	uint32_t n_ipv6;
+	uint32_t mtu;                     /* 0 = keep the port's MTU */
+	uint16_t vlan;                    /* 0 = untagged */
+	uint8_t vlan_prio;
+	int node;                         /* default link node, -1 = choose */
+	enum sr_pmd_mode mode;
+	uint32_t engine_lcore;            /* dedicated mode: worker lcore */
+	uint32_t mbufs;                   /* mbufs in the pool */
+	uint32_t rx_desc, tx_desc;
+	uint32_t burst;                   /* RX / TX burst size */
+	struct sr_fault_set fault;
+};
+
+/* Defaults for every key (no port, no addresses). */
+void sr_pmd_config_init(struct sr_pmd_config *cfg);
+
+/*
+ * Parse configuration text on top of what cfg holds.  Returns 0, or -EINVAL
+ * for an unknown key, a bad value or a line without '=', with
+ * "<origin>:<line>: <reason>" in err.
+ */
+int sr_pmd_config_parse(struct sr_pmd_config *cfg, const char *text,
+			const char *origin, char *err, size_t errlen);
+
+/* Read and parse a file.  Returns 0, -errno of open/read, or -EINVAL. */
+int sr_pmd_config_parse_file(struct sr_pmd_config *cfg, const char *path,
+			     char *err, size_t errlen);
+
+/*
+ * Fill what the default link needs for node 0 or 1: the net_memif port
+ * (node 0 server, node 1 client) on <run_dir>/memif.sock, MAC
+ * 02:53:52:00:00:0<node+1>, 10.0.0.<node+1>/24, fd00:5352::<node+1>/64 and
+ * MTU 9000 — each only where the configuration set nothing.  Returns 0 or
+ * -EINVAL for a node other than 0 or 1.
+ */
+int sr_pmd_config_default_link(struct sr_pmd_config *cfg, int node,
+			       char *err, size_t errlen);
+
+/*
+ * Decide the default link's node when neither SROCE_NODE nor the node key
+ * chose one: the first process to take an exclusive lock on
+ * <run_dir>/memif.lock is node 0 (server) and keeps the lock open in
+ * *lock_fd until it closes the device; the next one is node 1.  Creates
+ * run_dir.  Returns the node, or -errno.
+ */
+int sr_pmd_config_claim_node(const char *run_dir, int *lock_fd);
+
+/*
+ * The whole start-up path: SROCE_CONFIG names a file (or is unset: the
+ * default link), SROCE_NODE picks the default link's node, SROCE_RUN_DIR
+ * its folder; then checks that a port and an IPv4 address are known.
+ * *lock_fd gets the node lock (or -1); the caller closes it at the end.
+ * Returns 0 or -errno with one line in err.
+ */
+int sr_pmd_config_load(struct sr_pmd_config *cfg, int *lock_fd, char *err,
+		       size_t errlen);
+
+/* True when the system has enough free 2 MiB hugepages for a device. */
+bool sr_pmd_config_hugepages_free(void);
+
+/* Largest IB path MTU (256..4096) whose RoCEv2 frame fits an IP MTU, or 0. */
+uint32_t sr_pmd_path_mtu(uint32_t ip_mtu);
+
+/* Bytes of a RoCEv2 frame above the IP MTU's payload for the path MTU. */
+#define SR_PMD_ROCE_OVERHEAD (40 + 8 + 12 + 20 + 4) /* IPv6 UDP BTH RETH+ImmDt ICRC */
+
+#endif /* SR_PMD_CONFIG_H */

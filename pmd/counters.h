@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * counters.h — device and per-QP counters, and the shared-memory file that
+ * exports them (with the fault control block) to tools/sroce-stat while
+ * traffic runs: <stats_dir>/sroce-<pid>-<port>.stats, a fixed layout with a
+ * magic and a version.
+ *
+ * One writer: the thread that runs the device's progress.  Counters are
+ * naturally aligned 64-bit words, so readers in other processes see whole
+ * values.  Pure C, no DPDK.
+ */
+#ifndef SR_PMD_COUNTERS_H
+#define SR_PMD_COUNTERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fault.h"
+
+/*
+ * Device counters: X(enum suffix, name).  The first block keeps the names
+ * Linux rxe exposes in its hw_counters; then link, neighbour, drop-reason
+ * and fault counters.  Append only: the order is the file layout.
+ */
+#define SR_DEV_COUNTERS(X)                                  \
+	X(SENT_PKTS, "sent_pkts")                           \
+	X(RCVD_PKTS, "rcvd_pkts")                           \
+	X(DUP_REQ, "duplicate_request")                     \
+	X(OUT_OF_SEQ_REQ, "out_of_seq_request")             \
+	X(RCVD_RNR, "rcvd_rnr_err")                         \
+	X(SEND_RNR, "send_rnr_err")                         \
+	X(RCVD_SEQ_ERR, "rcvd_seq_err")                     \
+	X(ACK_DEFERRED, "ack_deferred")                     \
+	X(RETRY_EXCEEDED, "retry_exceeded_err")             \
+	X(RNR_RETRY_EXCEEDED, "retry_rnr_exceeded_err")     \
+	X(COMP_RETRY, "completer_retry_err")                \
+	X(SEND_ERR, "send_err")                             \
+	X(LINK_DOWNED, "link_downed")                       \
+	X(RDMA_SENDS, "rdma_sends")                         \
+	X(RDMA_RECVS, "rdma_recvs")                         \
+	X(RETRIES, "retries")                               \
+	X(TIMEOUTS, "timeouts")                             \
+	X(ICRC_ERR, "icrc_err")                             \
+	X(SENT_BYTES, "sent_bytes")                         \
+	X(RCVD_BYTES, "rcvd_bytes")                         \
+	X(ARP_RX, "arp_rx")                                 \
+	X(ARP_TX, "arp_tx")                                 \
+	X(ND_RX, "nd_rx")                                   \
+	X(ND_TX, "nd_tx")                                   \
+	X(NEIGH_FAIL, "neigh_unresolved")                   \
+	X(DROP_SHORT, "drop_short")                         \
+	X(DROP_ETHERTYPE, "drop_ethertype")                 \
+	X(DROP_VLAN, "drop_vlan")                           \
+	X(DROP_MAC, "drop_not_our_mac")                     \
+	X(DROP_IP, "drop_not_our_ip")                       \
+	X(DROP_PROTO, "drop_ip_proto")                      \
+	X(DROP_PORT, "drop_udp_port")                       \
+	X(DROP_NEIGH, "drop_bad_arp_nd")                    \
+	X(DROP_NO_HANDLER, "drop_no_handler")               \
+	X(DROP_TOO_LONG, "drop_too_long")                   \
+	X(TX_NOBUF, "tx_nobuf")                             \
+	X(TX_FULL, "tx_full")                               \
+	X(FAULT_DROP, "fault_drop")                         \
+	X(FAULT_DUP, "fault_dup")                           \
+	X(FAULT_REORDER, "fault_reorder")                   \
+	X(FAULT_DELAY, "fault_delay")                       \
+	X(FAULT_CORRUPT, "fault_corrupt")                   \
+	X(CAPTURE_ERR, "capture_err")
+
+/* Per-QP counters (the transport fills a slot per QP). */
+#define SR_QP_COUNTERS(X)                                   \
+	X(SENT_PKTS, "sent_pkts")                           \
+	X(RCVD_PKTS, "rcvd_pkts")                           \
+	X(DUP_REQ, "duplicate_request")                     \
+	X(OUT_OF_SEQ_REQ, "out_of_seq_request")             \
+	X(RCVD_RNR, "rcvd_rnr_err")                         \
+	X(SEND_RNR, "send_rnr_err")                         \
+	X(RETRIES, "retries")                               \
+	X(TIMEOUTS, "timeouts")
+
+enum sr_dev_counter {
+#define SR_CTR_ENUM(e, s) SR_CTR_##e,
+	SR_DEV_COUNTERS(SR_CTR_ENUM)
+#undef SR_CTR_ENUM
+	SR_CTR_MAX
+};
+
+enum sr_qp_counter {
+#define SR_QP_CTR_ENUM(e, s) SR_QP_CTR_##e,
+	SR_QP_COUNTERS(SR_QP_CTR_ENUM)
+#undef SR_QP_CTR_ENUM
+	SR_QP_CTR_MAX
+};
+
+#define SR_STATS_MAGIC 0x5354535245434f52ull   /* "ROCERSTS" */
+#define SR_STATS_VERSION 1
+#define SR_STATS_QP_SLOTS 256
+
+struct sr_stats_qp {
+	uint32_t qpn;
+	uint32_t in_use;
+	uint64_t c[SR_QP_CTR_MAX];
+};
+
+/*
+ * Fault control: the tool writes rules under a sequence count (odd while
+ * writing), the device picks them up between polls and echoes the count in
+ * applied_gen.
+ */
+struct sr_stats_fault_ctl {
+	uint32_t gen;
+	uint32_t applied_gen;
+	struct sr_fault_set set;
+};
+
+/* The file: fixed layout; readers check magic, version and size. */
+struct sr_stats_shm {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t size;
+	uint32_t n_dev_counters;
+	uint32_t n_qp_counters;
+	uint32_t n_qp_slots;
+	int32_t pid;
+	uint16_t port_id;
+	uint16_t mtu;
+	uint32_t path_mtu;
+	uint8_t mac[6];
+	uint8_t ipv4[4];
+	uint8_t reserved[6];
+	char port[128];
+	struct sr_stats_fault_ctl fault;
+	uint64_t dev[SR_CTR_MAX];
+	struct sr_stats_qp qp[SR_STATS_QP_SLOTS];
+};
+
+/* Names, or "?" past the end. */
+const char *sr_stats_dev_name(unsigned int id);
+const char *sr_stats_qp_name(unsigned int id);
+
+/* Add n to a device counter (single writer). */
+static inline void sr_stats_add(struct sr_stats_shm *s, unsigned int id,
+				uint64_t n)
+{
+	__atomic_store_n(&s->dev[id],
+			 __atomic_load_n(&s->dev[id], __ATOMIC_RELAXED) + n,
+			 __ATOMIC_RELAXED);
+}
+
+static inline void sr_stats_qp_add(struct sr_stats_qp *q, unsigned int id,
+				   uint64_t n)
+{
+	__atomic_store_n(&q->c[id],
+			 __atomic_load_n(&q->c[id], __ATOMIC_RELAXED) + n,
+			 __ATOMIC_RELAXED);
+}
+
+/*
+ * Create the file <dir>/sroce-<pid>-<port>.stats (path written to path,
+ * PATH_MAX bytes) and map it; with dir NULL or "" the block is private
+ * memory and path is "".  Returns the block or NULL (errno set).
+ */
+struct sr_stats_shm *sr_stats_create(const char *dir, int pid,
+				     uint16_t port, char *path);
+
+/* Unmap, and unlink path when it is not "".  Accepts NULL. */
+void sr_stats_destroy(struct sr_stats_shm *s, const char *path);
+
+/*
+ * Map an existing file for reading (and writing the fault control when
+ * writable).  Returns the block or NULL with errno set (EPROTO for a wrong
+ * magic, version or size).
+ */
+struct sr_stats_shm *sr_stats_open(const char *path, bool writable);
+
+/* Unmap a block from sr_stats_open.  Accepts NULL. */
+void sr_stats_close(struct sr_stats_shm *s);
+
+/* Claim a QP slot for qpn.  Returns it, or NULL when all are in use. */
+struct sr_stats_qp *sr_stats_qp_get(struct sr_stats_shm *s, uint32_t qpn);
+
+/* Release a slot from sr_stats_qp_get.  Accepts NULL. */
+void sr_stats_qp_put(struct sr_stats_qp *q);
+
+/* Slots in use (teardown checks that nothing leaked). */
+uint32_t sr_stats_qp_in_use(const struct sr_stats_shm *s);
+
+/* Tool side: publish a new fault rule set. */
+void sr_stats_fault_publish(struct sr_stats_shm *s,
+			    const struct sr_fault_set *set);
+
+/*
+ * Device side: when a newer complete rule set was published, copy it into
+ * *set, acknowledge it and return true.
+ */
+bool sr_stats_fault_poll(struct sr_stats_shm *s, struct sr_fault_set *set);
+
+#endif /* SR_PMD_COUNTERS_H */

@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dev.c — the device: create and destroy (EAL, port, addresses, GIDs,
+ * counters, capture, faults, engine), neighbour glue and accessors.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_malloc.h>
+
+#include "arp.h"
+#include "dev_priv.h"
+#include "nd.h"
+
+#define SR_NEIGH_TICK_NS (10ull * 1000 * 1000)
+
+/* ---- neighbours ---- */
+
+/* Build a frame into a fresh buffer and send it from progress. */
+static void sr_dev_send_built(struct sr_pmd_dev *dev, const uint8_t *frame,
+			      int len, unsigned int ctr)
+{
+	void *cookie;
+	uint8_t *buf;
+
+	if (len <= 0)
+		return;
+	buf = sr_rxtx_link_ops.tx_alloc(dev, (uint32_t)len, &cookie);
+	if (buf == NULL) {
+		sr_stats_add(dev->stats, SR_CTR_TX_NOBUF, 1);
+		return;
+	}
+	memcpy(buf, frame, (size_t)len);
+	sr_rxtx_link_ops.tx_submit(dev, cookie, (uint32_t)len);
+	sr_stats_add(dev->stats, ctr, 1);
+}
+
+void sr_dev_arp_input(struct sr_pmd_dev *dev, const uint8_t *frame,
+		      uint32_t len, const struct sr_frame *f)
+{
+	uint8_t reply[SR_ARP_FRAME_MAX];
+	int n = sr_arp_input(&dev->neigh, &dev->addr, frame, len, f,
+			     sr_dev_now_ns(dev), reply);
+
+	if (n < 0)
+		sr_stats_add(dev->stats, SR_CTR_DROP_NEIGH, 1);
+	sr_dev_send_built(dev, reply, n, SR_CTR_ARP_TX);
+}
+
+void sr_dev_nd_input(struct sr_pmd_dev *dev, const uint8_t *frame,
+		     uint32_t len, const struct sr_frame *f)
+{
+	uint8_t reply[SR_ND_FRAME_MAX];
+	int n = sr_nd_input(&dev->neigh, &dev->addr, frame, len, f,
+			    sr_dev_now_ns(dev), reply);
+
+	if (n < 0)
+		sr_stats_add(dev->stats, SR_CTR_DROP_NEIGH, 1);
+	sr_dev_send_built(dev, reply, n, SR_CTR_ND_TX);
+}
+
+static void sr_dev_solicit(void *ctx, const uint8_t ip[16])
+{
+	struct sr_pmd_dev *dev = ctx;
+	uint8_t buf[SR_ND_FRAME_MAX > SR_ARP_FRAME_MAX ? SR_ND_FRAME_MAX :
+							 SR_ARP_FRAME_MAX];
+
+	if (sr_gid_is_ipv4(ip))
+		sr_dev_send_built(dev, buf,
+				  sr_arp_build_request(buf, &dev->addr, ip + 12),
+				  SR_CTR_ARP_TX);
+	else
+		sr_dev_send_built(dev, buf, sr_nd_build_ns(buf, &dev->addr, ip),
+				  SR_CTR_ND_TX);
+}
+
+void sr_dev_neigh_tick(struct sr_pmd_dev *dev, uint64_t now_ns)
+{
+	dev->neigh_next_ns = now_ns + SR_NEIGH_TICK_NS;
+	sr_neigh_tick(&dev->neigh, now_ns, sr_dev_solicit, dev);
+}
+
+int sr_pmd_resolve(struct sr_pmd_dev *dev, const uint8_t ip[16],
+		   uint8_t mac[6])
+{
+	int rc = sr_neigh_resolve(&dev->neigh, ip, sr_dev_now_ns(dev), mac);
+
+	if (rc == -EAGAIN) {
+		sr_dev_solicit(dev, ip);
+	} else if (rc == -EINPROGRESS) {
+		rc = -EAGAIN;
+	} else if (rc == -EHOSTUNREACH || rc == -ENOSPC) {
+		sr_stats_add(dev->stats, SR_CTR_NEIGH_FAIL, 1);
+		rc = -EHOSTUNREACH;
+	}
+	return rc;
+}
+
+/* ---- faults ---- */
+
+static void sr_dev_fault_apply(struct sr_pmd_dev *dev,
+			       const struct sr_fault_set *set)
+{
+	sr_fault_state_init(&dev->fault_tx, set);
+	sr_fault_state_init(&dev->fault_rx, set);
+	dev->fault_rx.rng ^= 0x5bd1e995u;    /* independent draws per side */
+	dev->fault_on_tx = sr_fault_active(&dev->fault_tx, SR_FAULT_TX);
+	dev->fault_on_rx = sr_fault_active(&dev->fault_rx, SR_FAULT_RX);
+}
+
+void sr_dev_fault_poll(struct sr_pmd_dev *dev)
+{
+	struct sr_fault_set set;
+
+	if (sr_stats_fault_poll(dev->stats, &set))
+		sr_dev_fault_apply(dev, &set);
+}
+
+void sr_pmd_fault_set(struct sr_pmd_dev *dev, const struct sr_fault_set *set)
+{
+	/* Through the control block: progress picks it up at its next round. */
+	sr_stats_fault_publish(dev->stats, set);
+}
+
+/* ---- create / destroy ---- */
+
+static void sr_dev_addresses(struct sr_pmd_dev *dev)
+{
+	const struct sr_pmd_config *cfg = &dev->cfg;
+	struct sr_pmd_addr *a = &dev->addr;
+
+	a->vlan = cfg->vlan;
+	a->vlan_prio = cfg->vlan_prio;
+	a->has_ipv4 = cfg->has_ipv4;
+	memcpy(a->ipv4, cfg->ipv4, 4);
+	sr_gid_link_local(a->ipv6[0], a->mac);
+	for (uint32_t i = 0; i < cfg->n_ipv6; i++)
+		memcpy(a->ipv6[1 + i], cfg->ipv6[i], 16);
+	a->n_ipv6 = 1 + cfg->n_ipv6;
+	sr_gid_table_build(&dev->gids, a->mac, a->has_ipv4 ? a->ipv4 : NULL,
+			   (const uint8_t(*)[16])cfg->ipv6, cfg->n_ipv6);
+}
+
+static void sr_dev_clock(struct sr_pmd_dev *dev)
+{
+	uint64_t hz = rte_get_tsc_hz();
+
+	dev->tsc0 = rte_get_tsc_cycles();
+	dev->ns_mult = (uint64_t)(((unsigned __int128)1000000000ull << 32) / hz);
+}
+
+static int sr_dev_stats(struct sr_pmd_dev *dev, char *err, size_t errlen)
+{
+	struct sr_stats_shm *s;
+
+	s = sr_stats_create(dev->cfg.stats_dir, (int)getpid(), dev->port_id,
+			    dev->stats_path);
+	if (s == NULL) {
+		int rc = -errno;
+
+		snprintf(err, errlen, "stats file in '%s': %s",
+			 dev->cfg.stats_dir, strerror(errno));
+		return rc;
+	}
+	memcpy(s->port, dev->cfg.port,
+	       RTE_MIN(strlen(dev->cfg.port), sizeof(s->port) - 1));
+	s->mtu = (uint16_t)dev->mtu;
+	s->path_mtu = dev->path_mtu;
+	memcpy(s->mac, dev->addr.mac, 6);
+	memcpy(s->ipv4, dev->addr.ipv4, 4);
+	dev->stats = s;
+	/* The configured rules, published so the tool shows them. */
+	sr_stats_fault_publish(s, &dev->cfg.fault);
+	sr_dev_fault_poll(dev);
+	return 0;
+}
+
+int sr_pmd_dev_create(const struct sr_pmd_config *cfg, int lock_fd,
+		      struct sr_pmd_dev **out, char *err, size_t errlen)
+{
+	char name[RTE_RING_NAMESIZE];
+	struct sr_pmd_dev *dev;
+	int rc;
+
+	if (cfg->port[0] == '\0') {
+		snprintf(err, errlen, "no port configured");
+		return -EINVAL;
+	}
+	dev = calloc(1, sizeof(*dev));
+	if (dev == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	dev->cfg = *cfg;
+	dev->lock_fd = lock_fd;
+	rte_spinlock_init(&dev->progress_lock);
+	sr_neigh_init(&dev->neigh);
+	/* The default link's server owns the socket path: clear a stale one. */
+	if (cfg->default_link && cfg->node == 0) {
+		char sock[SR_CONFIG_STR_MAX + 16];
+
+		snprintf(sock, sizeof(sock), "%s/memif.sock", cfg->run_dir);
+		unlink(sock);
+	}
+	rc = sr_eal_init(cfg, err, errlen);
+	if (rc)
+		goto out_free;
+	sr_dev_clock(dev);
+	rc = sr_port_setup(dev, err, errlen);
+	if (rc)
+		goto out_port;
+	dev->scratch = rte_malloc("sroce_scratch", dev->max_frame, 64);
+	snprintf(name, sizeof(name), "sroce_tx_%u", dev->port_id);
+	dev->tx_ring = rte_ring_create(name, SR_RING_SIZE, SOCKET_ID_ANY,
+				       RING_F_SC_DEQ);
+	if (dev->scratch == NULL || dev->tx_ring == NULL) {
+		rc = -ENOMEM;
+		snprintf(err, errlen, "no memory for the transmit ring");
+		goto out_port;
+	}
+	sr_dev_addresses(dev);
+	rc = sr_engine_init(dev, err, errlen);
+	if (rc)
+		goto out_engine;
+	rc = sr_dev_stats(dev, err, errlen);
+	if (rc)
+		goto out_engine;
+	if (cfg->capture[0]) {
+		dev->cap = sr_capture_open(cfg->capture, dev->max_frame, err,
+					   errlen);
+		if (dev->cap == NULL) {
+			rc = -EIO;
+			goto out_stats;
+		}
+	}
+	dev->neigh_next_ns = sr_dev_now_ns(dev);
+	*out = dev;
+	return 0;
+out_stats:
+	sr_stats_destroy(dev->stats, dev->stats_path);
+out_engine:
+	sr_engine_fini(dev);
+out_port:
+	rte_ring_free(dev->tx_ring);
+	rte_free(dev->scratch);
+	sr_port_teardown(dev);
+out_free:
+	free(dev);
+	return rc;
+}
+
+void sr_pmd_dev_destroy(struct sr_pmd_dev *dev)
+{
+	if (dev == NULL)
+		return;
+	if (dev->engine.running)
+		sr_pmd_stop(dev);
+	/* Send what is queued, then let go of what the faults hold. */
+	sr_pmd_progress(dev);
+	sr_rxtx_release_all(dev);
+	sr_capture_close(dev->cap);
+	sr_port_teardown(dev);
+	sr_engine_fini(dev);
+	rte_ring_free(dev->tx_ring);
+	rte_free(dev->scratch);
+	sr_stats_destroy(dev->stats, dev->stats_path);
+	if (dev->lock_fd >= 0)
+		close(dev->lock_fd);
+	free(dev);
+}
+
+int sr_pmd_open(struct sr_pmd_dev **out)
+{
+	char err[SR_CONFIG_ERR_MAX] = "";
+	struct sr_pmd_config *cfg;
+	int lock_fd = -1, rc;
+
+	cfg = malloc(sizeof(*cfg));
+	if (cfg == NULL) {
+		fprintf(stderr, "sroce: out of memory\n");
+		return -ENOMEM;
+	}
+	rc = sr_pmd_config_load(cfg, &lock_fd, err, sizeof(err));
+	if (rc == 0)
+		rc = sr_pmd_dev_create(cfg, lock_fd, out, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "sroce: %s\n", err);
+		if (lock_fd >= 0)
+			close(lock_fd);
+	}
+	free(cfg);
+	return rc;
+}
+
+/* ---- accessors ---- */
+
+const struct sr_link_ops *sr_pmd_link_ops(void)
+{
+	return &sr_rxtx_link_ops;
+}
+
+void *sr_pmd_link(struct sr_pmd_dev *dev)
+{
+	return dev;
+}
+
+void sr_pmd_set_rx_handler(struct sr_pmd_dev *dev, sr_link_rx_fn fn,
+			   void *ctx)
+{
+	dev->rx_ctx = ctx;
+	__atomic_store_n(&dev->rx_fn, fn, __ATOMIC_RELEASE);
+}
+
+uint64_t sr_pmd_now_ns(const struct sr_pmd_dev *dev)
+{
+	return sr_dev_now_ns(dev);
+}
+
+int sr_pmd_link_wait(struct sr_pmd_dev *dev, uint32_t timeout_ms)
+{
+	uint64_t end = sr_dev_now_ns(dev) + (uint64_t)timeout_ms * 1000000;
+	const struct timespec nap = { .tv_nsec = 1000000 };
+
+	while (!sr_port_link_up(dev)) {
+		if (sr_dev_now_ns(dev) >= end)
+			return -ETIMEDOUT;
+		if (!dev->engine.running)
+			sr_pmd_progress(dev);
+		nanosleep(&nap, NULL);
+	}
+	return 0;
+}
+
+const struct sr_gid_table *sr_pmd_gids(const struct sr_pmd_dev *dev)
+{
+	return &dev->gids;
+}
+
+void sr_pmd_mac(const struct sr_pmd_dev *dev, uint8_t mac[6])
+{
+	memcpy(mac, dev->addr.mac, 6);
+}
+
+uint32_t sr_pmd_mtu(const struct sr_pmd_dev *dev)
+{
+	return dev->mtu;
+}
+
+uint32_t sr_pmd_path_mtu_of(const struct sr_pmd_dev *dev)
+{
+	return dev->path_mtu;
+}
+
+uint16_t sr_pmd_vlan(const struct sr_pmd_dev *dev)
+{
+	return dev->cfg.vlan;
+}
+
+uint16_t sr_pmd_port_id(const struct sr_pmd_dev *dev)
+{
+	return dev->port_id;
+}
+
+const struct sr_pmd_config *sr_pmd_config_of(const struct sr_pmd_dev *dev)
+{
+	return &dev->cfg;
+}
+
+struct sr_stats_shm *sr_pmd_stats(struct sr_pmd_dev *dev)
+{
+	return dev->stats;
+}

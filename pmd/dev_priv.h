@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dev_priv.h — the device object, shared by the files of pmd/ only.
+ * Consumers see struct sr_pmd_dev as opaque (pmd.h).
+ */
+#ifndef SR_PMD_DEV_PRIV_H
+#define SR_PMD_DEV_PRIV_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_cycles.h>
+#include <rte_dev.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+#include <rte_spinlock.h>
+
+#include "capture.h"
+#include "config.h"
+#include "counters.h"
+#include "fault.h"
+#include "frame.h"
+#include "gid.h"
+#include "neigh.h"
+#include "pmd.h"
+
+#define SR_ENGINE_CALLBACKS_MAX 16
+#define SR_TX_PEND_MAX 512
+#define SR_RING_SIZE 4096
+
+struct sr_pmd_work {
+	void (*fn)(void *arg);
+	void *arg;
+};
+
+struct sr_pmd_engine {
+	struct {
+		sr_pmd_poll_fn fn;
+		void *ctx;
+	} cb[SR_ENGINE_CALLBACKS_MAX];
+	uint32_t n_cb;
+	struct rte_ring *work;        /* struct sr_pmd_work *, MP/SC */
+	struct sr_pmd_work *work_pool;/* ring-sized pool of work items */
+	struct rte_ring *work_free;   /* free work items, MP/MC */
+	volatile bool stop;
+	bool running;
+	uint32_t lcore;
+};
+
+struct sr_pmd_dev {
+	struct sr_pmd_config cfg;
+	int lock_fd;                  /* default link node lock, or -1 */
+	uint16_t port_id;
+	bool port_started;
+	bool hotplugged;              /* probed with rte_dev_probe */
+	char dev_name[RTE_DEV_NAME_MAX_LEN];
+	struct rte_mempool *pool;
+	uint32_t mtu, path_mtu, max_frame;
+	bool tx_ip_cksum, tx_udp_cksum, tx_multi_seg;
+
+	struct sr_pmd_addr addr;
+	struct sr_gid_table gids;
+	struct sr_neigh_cache neigh;
+	uint64_t neigh_next_ns;
+
+	sr_link_rx_fn rx_fn;
+	void *rx_ctx;
+
+	rte_spinlock_t progress_lock;
+	struct rte_mbuf *tx_pend[SR_TX_PEND_MAX];
+	uint32_t n_tx_pend;
+	struct rte_ring *tx_ring;     /* frames submitted outside progress */
+	uint64_t tx_ring_full;        /* counted by other threads (atomic) */
+	struct rte_mbuf *tx_out[SR_CONFIG_BURST_MAX];
+	uint32_t n_tx_out;
+
+	struct sr_pmd_engine engine;
+
+	struct sr_fault_state fault_tx, fault_rx;
+	struct sr_fault_hold hold_tx, hold_rx;
+	bool fault_on_tx, fault_on_rx;
+
+	struct sr_stats_shm *stats;
+	char stats_path[PATH_MAX];
+	struct sr_capture *cap;
+
+	uint64_t tsc0, ns_mult;       /* ns = (tsc - tsc0) * ns_mult >> 32 */
+	uint8_t *scratch;             /* linearised multi-segment frames */
+};
+
+static inline uint64_t sr_dev_now_ns(const struct sr_pmd_dev *dev)
+{
+	return (uint64_t)(((unsigned __int128)(rte_get_tsc_cycles() - dev->tsc0) *
+			   dev->ns_mult) >> 32);
+}
+
+/* eal.c: initialise the EAL once per process from cfg. */
+int sr_eal_init(const struct sr_pmd_config *cfg, char *err, size_t errlen);
+
+/* port.c: probe / find, configure and start the port; and undo it. */
+int sr_port_setup(struct sr_pmd_dev *dev, char *err, size_t errlen);
+void sr_port_teardown(struct sr_pmd_dev *dev);
+bool sr_port_link_up(const struct sr_pmd_dev *dev);
+
+/* rxtx.c: one receive burst, transmit flush, drain of held frames. */
+uint32_t sr_rxtx_rx(struct sr_pmd_dev *dev);
+uint32_t sr_rxtx_flush(struct sr_pmd_dev *dev);
+void sr_rxtx_release_all(struct sr_pmd_dev *dev);
+/* Queue one built frame for transmission (progress thread only). */
+void sr_rxtx_queue(struct sr_pmd_dev *dev, struct rte_mbuf *m);
+extern const struct sr_link_ops sr_rxtx_link_ops;
+/* The thread currently in progress on a device (for tx_submit routing). */
+extern __thread struct sr_pmd_dev *sr_rxtx_current;
+
+/* engine.c */
+int sr_engine_init(struct sr_pmd_dev *dev, char *err, size_t errlen);
+void sr_engine_fini(struct sr_pmd_dev *dev);
+uint32_t sr_engine_run_work(struct sr_pmd_dev *dev);
+uint32_t sr_engine_run_callbacks(struct sr_pmd_dev *dev);
+
+/* dev.c: neighbour glue called by rxtx.c for ARP / ND frames. */
+void sr_dev_arp_input(struct sr_pmd_dev *dev, const uint8_t *frame,
+		      uint32_t len, const struct sr_frame *f);
+void sr_dev_nd_input(struct sr_pmd_dev *dev, const uint8_t *frame,
+		     uint32_t len, const struct sr_frame *f);
+void sr_dev_neigh_tick(struct sr_pmd_dev *dev, uint64_t now_ns);
+void sr_dev_fault_poll(struct sr_pmd_dev *dev);
+
+#endif /* SR_PMD_DEV_PRIV_H */

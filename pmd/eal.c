@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * eal.c — the EAL arguments a configuration implies, and the one EAL
+ * initialisation of the process.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+
+#include "dev_priv.h"
+
+#define SR_EAL_ARGV_MAX 64
+
+static bool sr_eal_up;
+
+/* "0-1" style list of the CPUs this process may run on. */
+static void sr_eal_cpu_list(char *buf, size_t len)
+{
+	cpu_set_t set;
+	size_t off = 0;
+	int first = -1;
+
+	buf[0] = '\0';
+	if (sched_getaffinity(0, sizeof(set), &set)) {
+		snprintf(buf, len, "0");
+		return;
+	}
+	for (int c = 0; c <= CPU_SETSIZE; c++) {
+		bool in = c < CPU_SETSIZE && CPU_ISSET(c, &set);
+
+		if (in && first < 0)
+			first = c;
+		if (!in && first >= 0) {
+			off += snprintf(buf + off, off < len ? len - off : 0,
+					"%s%d", off ? "," : "", first);
+			if (c - 1 > first)
+				off += snprintf(buf + off,
+						off < len ? len - off : 0,
+						"-%d", c - 1);
+			first = -1;
+		}
+	}
+}
+
+/* True when the user's own EAL arguments already pick the lcores. */
+static bool sr_eal_user_lcores(const char *eal)
+{
+	static const char *const opts[] = { "-l", "-c", "--lcores" };
+	const char *p = eal;
+
+	while (*p) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+			if (strncmp(p, opts[i], strlen(opts[i])) == 0)
+				return true;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+	}
+	return false;
+}
+
+static int sr_eal_push(char **argv, int *argc, const char *arg)
+{
+	if (*argc >= SR_EAL_ARGV_MAX - 1)
+		return -E2BIG;
+	argv[*argc] = strdup(arg);
+	if (argv[*argc] == NULL)
+		return -ENOMEM;
+	(*argc)++;
+	return 0;
+}
+
+/* The argument vector; strings are strdup'ed into argv. */
+static int sr_eal_args(const struct sr_pmd_config *cfg, char **argv,
+		       int *argc)
+{
+	char buf[SR_CONFIG_STR_MAX + 64], cpus[128];
+	char *extra, *tok, *save = NULL;
+	int rc = 0;
+
+	*argc = 0;
+	rc |= sr_eal_push(argv, argc, "sroce");
+	/*
+	 * Nothing shared on disk: --in-memory with hugepages; without them
+	 * (--no-huge implies legacy memory, which --in-memory refuses)
+	 * --no-shconf.
+	 */
+	if (cfg->no_huge) {
+		rc |= sr_eal_push(argv, argc, "--no-huge");
+		rc |= sr_eal_push(argv, argc, "--no-shconf");
+		rc |= sr_eal_push(argv, argc, "-m");
+		rc |= sr_eal_push(argv, argc, "512");
+	} else {
+		rc |= sr_eal_push(argv, argc, "--in-memory");
+	}
+	snprintf(buf, sizeof(buf), "--file-prefix=sroce%d", (int)getpid());
+	rc |= sr_eal_push(argv, argc, buf);
+	rc |= sr_eal_push(argv, argc, "--no-telemetry");
+	rc |= sr_eal_push(argv, argc, "--log-level=warning");
+	if (!sr_eal_user_lcores(cfg->eal)) {
+		if (cfg->lcores[0]) {
+			snprintf(buf, sizeof(buf), "--lcores=%s", cfg->lcores);
+		} else {
+			sr_eal_cpu_list(cpus, sizeof(cpus));
+			if (cfg->mode == SR_PMD_MODE_DEDICATED)
+				snprintf(buf, sizeof(buf),
+					 "--lcores=0@(%s),%u@(%s)", cpus,
+					 cfg->engine_lcore, cpus);
+			else
+				snprintf(buf, sizeof(buf), "--lcores=0@(%s)",
+					 cpus);
+		}
+		rc |= sr_eal_push(argv, argc, buf);
+	}
+	if (strncmp(cfg->port, "net_", 4) == 0) {
+		rc |= sr_eal_push(argv, argc, "--no-pci");
+		snprintf(buf, sizeof(buf), "--vdev=%s", cfg->port);
+		rc |= sr_eal_push(argv, argc, buf);
+	} else {
+		rc |= sr_eal_push(argv, argc, "-a");
+		rc |= sr_eal_push(argv, argc, cfg->port);
+	}
+	extra = strdup(cfg->eal);
+	if (extra == NULL)
+		return -ENOMEM;
+	for (tok = strtok_r(extra, " \t", &save); tok;
+	     tok = strtok_r(NULL, " \t", &save))
+		rc |= sr_eal_push(argv, argc, tok);
+	free(extra);
+	argv[*argc] = NULL;
+	return rc ? -E2BIG : 0;
+}
+
+int sr_eal_init(const struct sr_pmd_config *cfg, char *err, size_t errlen)
+{
+	char *argv[SR_EAL_ARGV_MAX] = { 0 }, *copy[SR_EAL_ARGV_MAX];
+	int argc = 0, rc;
+
+	if (sr_eal_up)
+		return 0;
+	rc = sr_eal_args(cfg, argv, &argc);
+	if (rc) {
+		snprintf(err, errlen, "too many EAL arguments");
+		goto out_free;
+	}
+	memcpy(copy, argv, sizeof(copy));   /* rte_eal_init permutes */
+	if (getenv("SROCE_EAL_DEBUG")) {
+		for (int i = 0; i < argc; i++)
+			fprintf(stderr, "%s ", argv[i]);
+		fprintf(stderr, "\n");
+	}
+	if (rte_eal_init(argc, copy) < 0) {
+		rc = -EIO;
+		snprintf(err, errlen,
+			 "EAL initialisation failed (%s); check the eal, lcores and port keys",
+			 rte_strerror(rte_errno));
+		goto out_free;
+	}
+	sr_eal_up = true;
+	/* The EAL may keep pointers into its arguments: they live on. */
+	return 0;
+out_free:
+	for (int i = 0; i < argc; i++)
+		free(argv[i]);
+	return rc;
+}

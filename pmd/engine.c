@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * engine.c — progress: the per-poll round (inline or on a dedicated lcore),
+ * the poll callback list, and the work ring through which other threads
+ * hand work to the progress thread.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_pause.h>
+#include <rte_ring.h>
+
+#include "dev_priv.h"
+
+#define SR_ENGINE_IDLE_SPINS 1024    /* empty rounds before yielding */
+#define SR_ENGINE_WORK_BURST 32
+
+int sr_engine_init(struct sr_pmd_dev *dev, char *err, size_t errlen)
+{
+	struct sr_pmd_engine *e = &dev->engine;
+	char name[RTE_RING_NAMESIZE];
+
+	snprintf(name, sizeof(name), "sroce_work_%u", dev->port_id);
+	e->work = rte_ring_create(name, SR_RING_SIZE, SOCKET_ID_ANY,
+				  RING_F_SC_DEQ);
+	snprintf(name, sizeof(name), "sroce_wfree_%u", dev->port_id);
+	e->work_free = rte_ring_create(name, SR_RING_SIZE, SOCKET_ID_ANY, 0);
+	e->work_pool = rte_calloc("sroce_work", SR_RING_SIZE - 1,
+				  sizeof(*e->work_pool), 0);
+	if (e->work == NULL || e->work_free == NULL || e->work_pool == NULL) {
+		snprintf(err, errlen, "no memory for the engine rings");
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < SR_RING_SIZE - 1; i++)
+		rte_ring_enqueue(e->work_free, &e->work_pool[i]);
+	e->lcore = dev->cfg.engine_lcore;
+	return 0;
+}
+
+void sr_engine_fini(struct sr_pmd_dev *dev)
+{
+	struct sr_pmd_engine *e = &dev->engine;
+
+	rte_ring_free(e->work);
+	rte_ring_free(e->work_free);
+	rte_free(e->work_pool);
+	e->work = e->work_free = NULL;
+	e->work_pool = NULL;
+}
+
+int sr_pmd_engine_call(struct sr_pmd_dev *dev, void (*fn)(void *arg),
+		       void *arg)
+{
+	struct sr_pmd_engine *e = &dev->engine;
+	struct sr_pmd_work *w;
+
+	if (rte_ring_mc_dequeue(e->work_free, (void **)&w) != 0)
+		return -ENOBUFS;
+	w->fn = fn;
+	w->arg = arg;
+	if (rte_ring_mp_enqueue(e->work, w) != 0) {
+		rte_ring_mp_enqueue(e->work_free, w);
+		return -ENOBUFS;
+	}
+	return 0;
+}
+
+uint32_t sr_engine_run_work(struct sr_pmd_dev *dev)
+{
+	struct sr_pmd_engine *e = &dev->engine;
+	struct sr_pmd_work *w[SR_ENGINE_WORK_BURST];
+	uint32_t n;
+
+	n = rte_ring_sc_dequeue_burst(e->work, (void **)w,
+				      SR_ENGINE_WORK_BURST, NULL);
+	for (uint32_t i = 0; i < n; i++) {
+		void (*fn)(void *) = w[i]->fn;
+		void *arg = w[i]->arg;
+
+		rte_ring_mp_enqueue(e->work_free, w[i]);
+		fn(arg);
+	}
+	return n;
+}
+
+uint32_t sr_engine_run_callbacks(struct sr_pmd_dev *dev)
+{
+	struct sr_pmd_engine *e = &dev->engine;
+	uint32_t n = __atomic_load_n(&e->n_cb, __ATOMIC_ACQUIRE), work = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		int rc = e->cb[i].fn(e->cb[i].ctx);
+
+		if (rc > 0)
+			work += (uint32_t)rc;
+	}
+	return work;
+}
+
+/* The list changes on the progress thread only (directly or handed over). */
+struct sr_engine_cb_change {
+	struct sr_pmd_dev *dev;
+	sr_pmd_poll_fn fn;
+	void *ctx;
+	bool add;
+	volatile int rc;
+	volatile bool done;
+};
+
+static void sr_engine_cb_apply(void *arg)
+{
+	struct sr_engine_cb_change *c = arg;
+	struct sr_pmd_engine *e = &c->dev->engine;
+	uint32_t n = e->n_cb;
+	int rc = -ENOENT;
+
+	if (c->add) {
+		rc = -ENOSPC;
+		if (n < SR_ENGINE_CALLBACKS_MAX) {
+			e->cb[n].fn = c->fn;
+			e->cb[n].ctx = c->ctx;
+			__atomic_store_n(&e->n_cb, n + 1, __ATOMIC_RELEASE);
+			rc = 0;
+		}
+	} else {
+		for (uint32_t i = 0; i < n; i++) {
+			if (e->cb[i].fn != c->fn || e->cb[i].ctx != c->ctx)
+				continue;
+			e->cb[i] = e->cb[n - 1];
+			__atomic_store_n(&e->n_cb, n - 1, __ATOMIC_RELEASE);
+			rc = 0;
+			break;
+		}
+	}
+	c->rc = rc;
+	__atomic_store_n(&c->done, true, __ATOMIC_RELEASE);
+}
+
+static int sr_engine_cb_change(struct sr_pmd_dev *dev, sr_pmd_poll_fn fn,
+			       void *ctx, bool add)
+{
+	struct sr_engine_cb_change c = {
+		.dev = dev, .fn = fn, .ctx = ctx, .add = add,
+	};
+
+	if (fn == NULL)
+		return -EINVAL;
+	if (!dev->engine.running || sr_rxtx_current == dev) {
+		sr_engine_cb_apply(&c);
+		return c.rc;
+	}
+	if (sr_pmd_engine_call(dev, sr_engine_cb_apply, &c))
+		return -ENOBUFS;
+	while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE))
+		rte_pause();
+	return c.rc;
+}
+
+int sr_pmd_engine_register(struct sr_pmd_dev *dev, sr_pmd_poll_fn fn,
+			   void *ctx)
+{
+	return sr_engine_cb_change(dev, fn, ctx, true);
+}
+
+int sr_pmd_engine_unregister(struct sr_pmd_dev *dev, sr_pmd_poll_fn fn,
+			     void *ctx)
+{
+	return sr_engine_cb_change(dev, fn, ctx, false);
+}
+
+int sr_pmd_progress(struct sr_pmd_dev *dev)
+{
+	uint32_t work = 0;
+	uint64_t now;
+
+	if (!rte_spinlock_trylock(&dev->progress_lock))
+		return 0;
+	sr_rxtx_current = dev;
+	sr_dev_fault_poll(dev);
+	work += sr_engine_run_work(dev);
+	work += sr_rxtx_rx(dev);
+	work += sr_engine_run_callbacks(dev);
+	now = sr_dev_now_ns(dev);
+	if ((int64_t)(now - dev->neigh_next_ns) >= 0)
+		sr_dev_neigh_tick(dev, now);
+	work += sr_rxtx_flush(dev);
+	if (work == 0 && dev->cap)
+		sr_capture_flush(dev->cap);
+	sr_rxtx_current = NULL;
+	rte_spinlock_unlock(&dev->progress_lock);
+	return (int)work;
+}
+
+static int sr_engine_loop(void *arg)
+{
+	struct sr_pmd_dev *dev = arg;
+	uint32_t idle = 0;
+
+	while (!dev->engine.stop) {
+		if (sr_pmd_progress(dev) > 0) {
+			idle = 0;
+		} else if (++idle >= SR_ENGINE_IDLE_SPINS) {
+			/* Share the core when there is nothing to do. */
+			idle = 0;
+			sched_yield();
+		} else {
+			rte_pause();
+		}
+	}
+	return 0;
+}
+
+int sr_pmd_start(struct sr_pmd_dev *dev)
+{
+	struct sr_pmd_engine *e = &dev->engine;
+
+	if (dev->cfg.mode != SR_PMD_MODE_DEDICATED)
+		return -EINVAL;
+	if (e->running)
+		return -EBUSY;
+	if (!rte_lcore_is_enabled(e->lcore) ||
+	    e->lcore == rte_get_main_lcore())
+		return -EINVAL;
+	e->stop = false;
+	if (rte_eal_remote_launch(sr_engine_loop, dev, e->lcore) != 0)
+		return -EBUSY;
+	e->running = true;
+	return 0;
+}
+
+int sr_pmd_stop(struct sr_pmd_dev *dev)
+{
+	struct sr_pmd_engine *e = &dev->engine;
+
+	if (!e->running)
+		return -EALREADY;
+	e->stop = true;
+	rte_eal_wait_lcore(e->lcore);
+	e->running = false;
+	return 0;
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gid.c — the GID table.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "gid.h"
+
+void sr_gid_link_local(uint8_t gid[16], const uint8_t mac[6])
+{
+	memset(gid, 0, 16);
+	gid[0] = 0xfe;
+	gid[1] = 0x80;
+	/* Modified EUI-64: flip the universal/local bit, ff:fe in the middle. */
+	gid[8] = mac[0] ^ 0x02;
+	gid[9] = mac[1];
+	gid[10] = mac[2];
+	gid[11] = 0xff;
+	gid[12] = 0xfe;
+	gid[13] = mac[3];
+	gid[14] = mac[4];
+	gid[15] = mac[5];
+}
+
+int sr_gid_table_build(struct sr_gid_table *t, const uint8_t mac[6],
+		       const uint8_t *ipv4, const uint8_t (*ipv6)[16],
+		       uint32_t n_ipv6)
+{
+	memset(t, 0, sizeof(*t));
+	if (n_ipv6 > SR_GID_TABLE_MAX - 2)
+		return -E2BIG;
+	sr_gid_link_local(t->entry[0].gid, mac);
+	t->entry[0].valid = 1;
+	if (ipv4) {
+		sr_gid_from_ipv4(t->entry[1].gid, ipv4);
+		t->entry[1].valid = 1;
+	}
+	for (uint32_t i = 0; i < n_ipv6; i++) {
+		memcpy(t->entry[2 + i].gid, ipv6[i], 16);
+		t->entry[2 + i].valid = 1;
+	}
+	t->n = 2 + n_ipv6;
+	for (uint32_t i = 0; i < t->n; i++)
+		t->entry[i].type = SR_GID_TYPE_ROCE_V2;
+	return 0;
+}
+
+int sr_gid_query(const struct sr_gid_table *t, uint32_t idx,
+		 struct sr_gid_entry *out)
+{
+	if (idx >= t->n || !t->entry[idx].valid)
+		return -EINVAL;
+	*out = t->entry[idx];
+	return 0;
+}
+
+int sr_gid_find(const struct sr_gid_table *t, const uint8_t gid[16])
+{
+	for (uint32_t i = 0; i < t->n; i++)
+		if (t->entry[i].valid && memcmp(t->entry[i].gid, gid, 16) == 0)
+			return (int)i;
+	return -ENOENT;
+}

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * pmd.h — the public API of pmd/, the only code that drives DPDK.
+ *
+ * A device is one DPDK port (net_memif, net_af_packet, net_tap, net_ring or
+ * a real NIC) with its addresses, GID table, ARP/ND, counters, capture and
+ * fault injection.  It implements lib/core/link.h for the transport:
+ * sr_pmd_link_ops() + sr_pmd_link() are what the transport's struct sr_dev
+ * is given, and sr_pmd_set_rx_handler() is where it registers for received
+ * UDP/4791 frames.
+ *
+ * Progress runs in one of two modes (config key mode):
+ *   inline     the consumer calls sr_pmd_progress() from its post/poll;
+ *   dedicated  sr_pmd_start() runs the same progress in a loop on a worker
+ *              lcore; other threads hand work over through rings
+ *              (sr_pmd_engine_call, and tx_submit from outside progress).
+ * Either way, the rx handler and the registered poll callbacks run on the
+ * progress thread, one at a time.  The link ops may be called from any
+ * thread: frames submitted outside progress cross an MP ring.
+ */
+#ifndef SR_PMD_PMD_H
+#define SR_PMD_PMD_H
+
+#include <stdint.h>
+
+#include "core/link.h"
+#include "config.h"
+#include "counters.h"
+#include "gid.h"
+
+struct sr_pmd_dev;
+
+/*
+ * Open a device from the environment (sr_pmd_config_load: SROCE_CONFIG, or
+ * the default memif link).  On failure prints one line "sroce: <reason>" to
+ * stderr and returns -errno; *out is set only on success.
+ */
+int sr_pmd_open(struct sr_pmd_dev **out);
+
+/*
+ * Open a device from a configuration: initialises the EAL on first use
+ * (later devices hot-plug their vdev), sets up the port and starts it.
+ * Returns 0 or -errno with one line in err:
+ *   -EINVAL  bad configuration (address, MTU, VLAN, lcore);
+ *   -ENODEV  the port did not probe or is not found;
+ *   -ENOMEM  no memory for the mbuf pool or the device;
+ *   -EIO     the EAL or the port failed to initialise or start;
+ *   others   from the capture file or the stats file.
+ */
+int sr_pmd_dev_create(const struct sr_pmd_config *cfg, int lock_fd,
+		      struct sr_pmd_dev **out, char *err, size_t errlen);
+
+/* Stop the engine, the port, close capture and stats.  Accepts NULL. */
+void sr_pmd_dev_destroy(struct sr_pmd_dev *dev);
+
+/* The link ops (lib/core/link.h) and the link handle to pass with them. */
+const struct sr_link_ops *sr_pmd_link_ops(void);
+void *sr_pmd_link(struct sr_pmd_dev *dev);
+
+/*
+ * Register the handler for received UDP/4791 frames (NULL to remove; such
+ * frames are then dropped and counted as drop_no_handler).
+ */
+void sr_pmd_set_rx_handler(struct sr_pmd_dev *dev, sr_link_rx_fn fn,
+			   void *ctx);
+
+/*
+ * One round: apply new fault rules, run handed-over work, receive one burst
+ * (to the rx handler, ARP and ND), release held frames, run the poll
+ * callbacks, retry neighbour requests, flush the transmit burst.  Returns
+ * the number of frames and work items handled (0 = idle), or 0 when another
+ * thread is in progress on this device.
+ */
+int sr_pmd_progress(struct sr_pmd_dev *dev);
+
+/* Per-poll callbacks of the transport: return work done, 0 when idle. */
+typedef int (*sr_pmd_poll_fn)(void *ctx);
+
+/* Add / remove a poll callback.  0, -ENOSPC (16 at most), -ENOENT. */
+int sr_pmd_engine_register(struct sr_pmd_dev *dev, sr_pmd_poll_fn fn,
+			   void *ctx);
+int sr_pmd_engine_unregister(struct sr_pmd_dev *dev, sr_pmd_poll_fn fn,
+			     void *ctx);
+
+/*
+ * Run fn(arg) on the progress thread at its next round (lock-free MP ring).
+ * Returns 0 or -ENOBUFS when the ring is full.
+ */
+int sr_pmd_engine_call(struct sr_pmd_dev *dev, void (*fn)(void *arg),
+		       void *arg);
+
+/*
+ * Dedicated mode: launch the progress loop on the configured worker lcore /
+ * stop it and wait.  0, -EINVAL (inline mode), -EBUSY (already running or
+ * the lcore is busy), -EALREADY (stop: not running).
+ */
+int sr_pmd_start(struct sr_pmd_dev *dev);
+int sr_pmd_stop(struct sr_pmd_dev *dev);
+
+/* Monotonic nanoseconds (TSC based); the link's now_ns. */
+uint64_t sr_pmd_now_ns(const struct sr_pmd_dev *dev);
+
+/*
+ * Wait up to timeout_ms for the port's link to come up (memif: the peer
+ * connected), progressing the device meanwhile.  0 or -ETIMEDOUT.
+ */
+int sr_pmd_link_wait(struct sr_pmd_dev *dev, uint32_t timeout_ms);
+
+/*
+ * Resolve a peer's MAC by IP (16 bytes; IPv4 as ::ffff:a.b.c.d), with ARP or
+ * ND.  0 with mac filled; -EAGAIN while resolving (a request went out:
+ * retry after progress); -EHOSTUNREACH when the peer did not answer its
+ * retries.  Call from the progress thread.
+ */
+int sr_pmd_resolve(struct sr_pmd_dev *dev, const uint8_t ip[16],
+		   uint8_t mac[6]);
+
+/* Device facts. */
+const struct sr_gid_table *sr_pmd_gids(const struct sr_pmd_dev *dev);
+void sr_pmd_mac(const struct sr_pmd_dev *dev, uint8_t mac[6]);
+uint32_t sr_pmd_mtu(const struct sr_pmd_dev *dev);        /* IP MTU */
+uint32_t sr_pmd_path_mtu_of(const struct sr_pmd_dev *dev); /* 256..4096 */
+uint16_t sr_pmd_vlan(const struct sr_pmd_dev *dev);
+uint16_t sr_pmd_port_id(const struct sr_pmd_dev *dev);
+const struct sr_pmd_config *sr_pmd_config_of(const struct sr_pmd_dev *dev);
+
+/*
+ * Counters: the device block (also the stats shared memory file) for the
+ * transport to count with sr_stats_add / sr_stats_qp_get.
+ */
+struct sr_stats_shm *sr_pmd_stats(struct sr_pmd_dev *dev);
+
+/* Replace the fault rules now (the same as the stats tool does). */
+void sr_pmd_fault_set(struct sr_pmd_dev *dev, const struct sr_fault_set *set);
+
+#endif /* SR_PMD_PMD_H */

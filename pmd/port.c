@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * port.c — one DPDK port: find or hot-plug it, size the mbuf pool for its
+ * MTU, configure one RX and one TX queue with the checksum offloads it has,
+ * set the MAC and the MTU, start it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_dev.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+
+#include "dev_priv.h"
+
+#define SR_PORT_MBUF_CACHE 256
+#define SR_PORT_MIN_ROOM 2048
+
+/* The device name of the port key: a vdev name before ',' or a PCI address. */
+static void sr_port_name(const char *port, char *name, size_t len)
+{
+	size_t n = strcspn(port, ",");
+
+	if (n >= len)
+		n = len - 1;
+	memcpy(name, port, n);
+	name[n] = '\0';
+}
+
+static int sr_port_find(struct sr_pmd_dev *dev, char *err, size_t errlen)
+{
+	uint16_t id;
+
+	sr_port_name(dev->cfg.port, dev->dev_name, sizeof(dev->dev_name));
+	if (rte_eth_dev_get_port_by_name(dev->dev_name, &id) != 0) {
+		/* The EAL was up before this device: hot-plug it. */
+		if (rte_dev_probe(dev->cfg.port) != 0 ||
+		    rte_eth_dev_get_port_by_name(dev->dev_name, &id) != 0) {
+			snprintf(err, errlen,
+				 "port '%s' did not probe (driver missing, bad arguments or device absent)",
+				 dev->cfg.port);
+			return -ENODEV;
+		}
+		dev->hotplugged = true;
+	}
+	dev->port_id = id;
+	return 0;
+}
+
+/*
+ * Software links whose frame size the driver reports but does not enforce:
+ * net_memif chains 2 KiB descriptors for any frame, net_ring passes mbufs.
+ * On them the configured MTU holds beyond max_rx_pktlen.
+ */
+static const char *const sr_port_soft_mtu[] = { "net_memif", "net_ring" };
+
+static bool sr_port_is_soft(const struct rte_eth_dev_info *info)
+{
+	for (size_t i = 0; i < RTE_DIM(sr_port_soft_mtu); i++)
+		if (strcmp(info->driver_name, sr_port_soft_mtu[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The IP MTU the device uses (*mtu) and the one the port is configured
+ * with (*port_mtu): the configured MTU within the port's limits, or the
+ * port's own.
+ */
+static void sr_port_pick_mtu(const struct sr_pmd_dev *dev,
+			     const struct rte_eth_dev_info *info,
+			     uint32_t *mtu, uint32_t *port_mtu)
+{
+	uint16_t cur = RTE_ETHER_MTU;
+	uint32_t want = dev->cfg.mtu, lim = want;
+
+	if (want == 0) {
+		if (rte_eth_dev_get_mtu(dev->port_id, &cur) != 0)
+			cur = RTE_ETHER_MTU;
+		want = lim = cur;
+	}
+	if (info->max_mtu && lim > info->max_mtu)
+		lim = info->max_mtu;
+	if (info->max_rx_pktlen &&
+	    lim + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN > info->max_rx_pktlen)
+		lim = info->max_rx_pktlen - RTE_ETHER_HDR_LEN -
+		      RTE_ETHER_CRC_LEN;
+	if (lim < info->min_mtu)
+		lim = info->min_mtu;
+	*port_mtu = lim;
+	*mtu = sr_port_is_soft(info) ? want : lim;
+}
+
+static int sr_port_pool(struct sr_pmd_dev *dev, char *err, size_t errlen)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	uint32_t room = dev->max_frame;
+
+	if (room < SR_PORT_MIN_ROOM)
+		room = SR_PORT_MIN_ROOM;
+	room = RTE_ALIGN_CEIL(room, 64) + RTE_PKTMBUF_HEADROOM;
+	snprintf(name, sizeof(name), "sroce_pool_%u", dev->port_id);
+	dev->pool = rte_pktmbuf_pool_create(name, dev->cfg.mbufs,
+					    SR_PORT_MBUF_CACHE, 0,
+					    (uint16_t)room,
+					    rte_eth_dev_socket_id(dev->port_id));
+	if (dev->pool == NULL) {
+		snprintf(err, errlen,
+			 "no memory for %u mbufs of %u bytes (%s); lower mbufs or mtu",
+			 dev->cfg.mbufs, room, rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int sr_port_queues(struct sr_pmd_dev *dev,
+			  const struct rte_eth_dev_info *info,
+			  uint32_t port_mtu, char *err, size_t errlen)
+{
+	uint16_t nb_rxd = (uint16_t)dev->cfg.rx_desc;
+	uint16_t nb_txd = (uint16_t)dev->cfg.tx_desc;
+	uint64_t want = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
+			RTE_ETH_TX_OFFLOAD_UDP_CKSUM |
+			RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	struct rte_eth_conf conf = {
+		.rxmode = { .mtu = port_mtu },
+		.txmode = { .offloads = info->tx_offload_capa & want },
+	};
+	struct rte_eth_txconf txconf = info->default_txconf;
+	int socket = rte_eth_dev_socket_id(dev->port_id);
+	int rc;
+
+	dev->tx_ip_cksum = conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
+	dev->tx_udp_cksum = conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+	dev->tx_multi_seg = conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	rc = rte_eth_dev_configure(dev->port_id, 1, 1, &conf);
+	if (rc) {
+		snprintf(err, errlen, "port '%s': configure failed (%s)",
+			 dev->dev_name, rte_strerror(-rc));
+		return -EIO;
+	}
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(dev->port_id, &nb_rxd, &nb_txd);
+	if (rc == 0)
+		rc = rte_eth_rx_queue_setup(dev->port_id, 0, nb_rxd,
+					    (unsigned int)socket, NULL,
+					    dev->pool);
+	txconf.offloads = conf.txmode.offloads;
+	if (rc == 0)
+		rc = rte_eth_tx_queue_setup(dev->port_id, 0, nb_txd,
+					    (unsigned int)socket, &txconf);
+	if (rc) {
+		snprintf(err, errlen, "port '%s': queue setup failed (%s)",
+			 dev->dev_name, rte_strerror(-rc));
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Our MAC on the port; where the port cannot take it, listen promiscuous. */
+static void sr_port_mac(struct sr_pmd_dev *dev)
+{
+	struct rte_ether_addr mac;
+
+	if (dev->cfg.has_mac) {
+		memcpy(mac.addr_bytes, dev->cfg.mac, 6);
+		if (rte_eth_dev_default_mac_addr_set(dev->port_id, &mac) != 0)
+			rte_eth_promiscuous_enable(dev->port_id);
+		memcpy(dev->addr.mac, dev->cfg.mac, 6);
+	} else {
+		rte_eth_macaddr_get(dev->port_id, &mac);
+		memcpy(dev->addr.mac, mac.addr_bytes, 6);
+	}
+	/* IPv6 ND goes to solicited-node multicast groups. */
+	rte_eth_allmulticast_enable(dev->port_id);
+}
+
+int sr_port_setup(struct sr_pmd_dev *dev, char *err, size_t errlen)
+{
+	struct rte_eth_dev_info info;
+	uint32_t port_mtu;
+	uint16_t mtu;
+	int rc;
+
+	rc = sr_port_find(dev, err, errlen);
+	if (rc)
+		return rc;
+	rc = rte_eth_dev_info_get(dev->port_id, &info);
+	if (rc) {
+		snprintf(err, errlen, "port '%s': no device info (%s)",
+			 dev->dev_name, rte_strerror(-rc));
+		return -ENODEV;
+	}
+	sr_port_pick_mtu(dev, &info, &dev->mtu, &port_mtu);
+	dev->max_frame = dev->mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN;
+	rc = sr_port_pool(dev, err, errlen);
+	if (rc)
+		return rc;
+	rc = sr_port_queues(dev, &info, port_mtu, err, errlen);
+	if (rc)
+		return rc;
+	/* Not every PMD applies rxmode.mtu; ask again, then believe the port. */
+	rte_eth_dev_set_mtu(dev->port_id, (uint16_t)port_mtu);
+	if (!sr_port_is_soft(&info) &&
+	    rte_eth_dev_get_mtu(dev->port_id, &mtu) == 0 && mtu &&
+	    mtu < dev->mtu)
+		dev->mtu = mtu;
+	dev->path_mtu = sr_pmd_path_mtu(dev->mtu);
+	sr_port_mac(dev);
+	rc = rte_eth_dev_start(dev->port_id);
+	if (rc) {
+		snprintf(err, errlen, "port '%s': start failed (%s)",
+			 dev->dev_name, rte_strerror(-rc));
+		return -EIO;
+	}
+	dev->port_started = true;
+	/* The port may only take the MAC once started. */
+	sr_port_mac(dev);
+	return 0;
+}
+
+void sr_port_teardown(struct sr_pmd_dev *dev)
+{
+	if (dev->port_started) {
+		rte_eth_dev_stop(dev->port_id);
+		dev->port_started = false;
+	}
+	if (dev->pool || dev->hotplugged)
+		rte_eth_dev_close(dev->port_id);
+	if (dev->hotplugged) {
+		rte_eal_hotplug_remove(strncmp(dev->dev_name, "net_", 4) == 0 ?
+				       "vdev" : "pci", dev->dev_name);
+		dev->hotplugged = false;
+	}
+	rte_mempool_free(dev->pool);
+	dev->pool = NULL;
+}
+
+bool sr_port_link_up(const struct sr_pmd_dev *dev)
+{
+	struct rte_eth_link link;
+
+	if (rte_eth_link_get_nowait(dev->port_id, &link) != 0)
+		return false;
+	return link.link_status == RTE_ETH_LINK_UP;
+}

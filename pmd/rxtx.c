@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rxtx.c — the data path: receive bursts classified to the transport, ARP
+ * and ND; the link ops (lib/core/link.h) over mbufs; the transmit burst
+ * flushed at the end of each poll.  Capture and fault injection sit here,
+ * at the wire: capture sees what is sent after TX faults and what is
+ * received before RX faults.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "classify.h"
+#include "dev_priv.h"
+
+#define SR_TX_RETRIES 16
+
+__thread struct sr_pmd_dev *sr_rxtx_current;
+
+/* ---- capture ---- */
+
+static void sr_rxtx_capture(struct sr_pmd_dev *dev, struct rte_mbuf *m)
+{
+	const uint8_t *seg[8];
+	uint32_t seg_len[8], n = 0;
+
+	for (struct rte_mbuf *s = m; s && n < 8; s = s->next, n++) {
+		seg[n] = rte_pktmbuf_mtod(s, const uint8_t *);
+		seg_len[n] = s->data_len;
+	}
+	if (sr_capture_segs(dev->cap, seg, seg_len, n, m->pkt_len))
+		sr_stats_add(dev->stats, SR_CTR_CAPTURE_ERR, 1);
+}
+
+/* ---- transmit ---- */
+
+/*
+ * Checksums the transport left zero: IPv4 header always, UDP over IPv6
+ * (mandatory there; zero is allowed over IPv4).  Offloaded when the port can.
+ */
+static void sr_rxtx_csum(struct sr_pmd_dev *dev, struct rte_mbuf *m)
+{
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	struct sr_frame f;
+
+	if (!sr_frame_layout(p, m->data_len, &f) || f.l4 == 0 ||
+	    f.proto != SR_IPPROTO_UDP)
+		return;
+	m->l2_len = f.l3;
+	m->l3_len = (uint16_t)(f.l4 - f.l3);
+	if (f.ip_version == 4) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(p + f.l3);
+
+		if (ip->hdr_checksum != 0)
+			return;
+		if (dev->tx_ip_cksum)
+			m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
+		else
+			ip->hdr_checksum = rte_ipv4_cksum(ip);
+		return;
+	}
+	struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)(p + f.l3);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(p + f.l4);
+
+	if (udp->dgram_cksum != 0)
+		return;
+	if (dev->tx_udp_cksum) {
+		m->ol_flags |= RTE_MBUF_F_TX_IPV6 | RTE_MBUF_F_TX_UDP_CKSUM;
+		udp->dgram_cksum = rte_ipv6_phdr_cksum(ip6, m->ol_flags);
+	} else {
+		udp->dgram_cksum = rte_ipv6_udptcp_cksum(ip6, udp);
+	}
+}
+
+static uint8_t *sr_rxtx_tx_alloc(void *link, uint32_t len, void **cookie)
+{
+	struct sr_pmd_dev *dev = link;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(dev->pool);
+
+	if (m == NULL)
+		return NULL;
+	if (len > rte_pktmbuf_tailroom(m) || len > dev->max_frame) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	*cookie = m;
+	return rte_pktmbuf_mtod(m, uint8_t *);
+}
+
+static void sr_rxtx_tx_submit(void *link, void *cookie, uint32_t len)
+{
+	struct sr_pmd_dev *dev = link;
+	struct rte_mbuf *m = cookie;
+
+	m->data_len = (uint16_t)len;
+	m->pkt_len = len;
+	sr_rxtx_csum(dev, m);
+	if (sr_rxtx_current == dev) {
+		sr_rxtx_queue(dev, m);
+		return;
+	}
+	if (rte_ring_mp_enqueue(dev->tx_ring, m) != 0) {
+		rte_pktmbuf_free(m);
+		__atomic_fetch_add(&dev->tx_ring_full, 1, __ATOMIC_RELAXED);
+	}
+}
+
+static void sr_rxtx_tx_abort(void *link, void *cookie)
+{
+	(void)link;
+	rte_pktmbuf_free(cookie);
+}
+
+static uint64_t sr_rxtx_now_ns(void *link)
+{
+	return sr_dev_now_ns(link);
+}
+
+const struct sr_link_ops sr_rxtx_link_ops = {
+	.tx_alloc = sr_rxtx_tx_alloc,
+	.tx_submit = sr_rxtx_tx_submit,
+	.tx_abort = sr_rxtx_tx_abort,
+	.now_ns = sr_rxtx_now_ns,
+};
+
+/* Put the staged frames on the wire; what the port refuses is dropped. */
+static void sr_rxtx_burst(struct sr_pmd_dev *dev)
+{
+	uint32_t sent = 0, n = dev->n_tx_out, tries = 0;
+	uint64_t bytes = 0;
+
+	if (n == 0)
+		return;
+	for (uint32_t i = 0; i < n; i++)
+		bytes += dev->tx_out[i]->pkt_len;
+	while (sent < n && tries++ < SR_TX_RETRIES)
+		sent += rte_eth_tx_burst(dev->port_id, 0, dev->tx_out + sent,
+					 (uint16_t)(n - sent));
+	for (uint32_t i = sent; i < n; i++) {
+		bytes -= dev->tx_out[i]->pkt_len;
+		rte_pktmbuf_free(dev->tx_out[i]);
+	}
+	sr_stats_add(dev->stats, SR_CTR_SENT_PKTS, sent);
+	sr_stats_add(dev->stats, SR_CTR_SENT_BYTES, bytes);
+	if (sent < n)
+		sr_stats_add(dev->stats, SR_CTR_TX_FULL, n - sent);
+	dev->n_tx_out = 0;
+}
+
+/* One frame goes to the wire: captured and staged. */
+static void sr_rxtx_emit(struct sr_pmd_dev *dev, struct rte_mbuf *m)
+{
+	if (dev->cap)
+		sr_rxtx_capture(dev, m);
+	dev->tx_out[dev->n_tx_out++] = m;
+	if (dev->n_tx_out == dev->cfg.burst)
+		sr_rxtx_burst(dev);
+}
+
+static void sr_rxtx_emit_held(struct sr_pmd_dev *dev, uint64_t now,
+			      bool passed)
+{
+	void *held[SR_CONFIG_BURST_MAX];
+	uint32_t n;
+
+	do {
+		n = sr_fault_hold_pop(&dev->hold_tx, now, passed, held,
+				      SR_CONFIG_BURST_MAX);
+		for (uint32_t i = 0; i < n; i++)
+			sr_rxtx_emit(dev, held[i]);
+	} while (n == SR_CONFIG_BURST_MAX);
+}
+
+/* Apply the TX fault rules to one frame, then emit what survives. */
+static void sr_rxtx_fault_tx(struct sr_pmd_dev *dev, struct rte_mbuf *m,
+			     uint64_t now)
+{
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	uint64_t delay = 0;
+	struct rte_mbuf *copy;
+	unsigned int act;
+
+	act = sr_fault_decide(&dev->fault_tx, SR_FAULT_TX, p, m->data_len,
+			      &delay);
+	switch (act) {
+	case SR_FAULT_DROP:
+		sr_stats_add(dev->stats, SR_CTR_FAULT_DROP, 1);
+		rte_pktmbuf_free(m);
+		return;
+	case SR_FAULT_DUP:
+		sr_stats_add(dev->stats, SR_CTR_FAULT_DUP, 1);
+		copy = rte_pktmbuf_copy(m, dev->pool, 0, UINT32_MAX);
+		if (copy)
+			sr_rxtx_emit(dev, copy);
+		break;
+	case SR_FAULT_REORDER:
+	case SR_FAULT_DELAY:
+		if (sr_fault_hold_push(&dev->hold_tx, m,
+				       act == SR_FAULT_DELAY ? now + delay :
+							       UINT64_MAX) == 0) {
+			sr_stats_add(dev->stats, act == SR_FAULT_DELAY ?
+					 SR_CTR_FAULT_DELAY : SR_CTR_FAULT_REORDER, 1);
+			return;
+		}
+		break;
+	case SR_FAULT_CORRUPT:
+		sr_stats_add(dev->stats, SR_CTR_FAULT_CORRUPT, 1);
+		sr_fault_corrupt(p, m->data_len);
+		break;
+	default:
+		break;
+	}
+	sr_rxtx_emit(dev, m);
+	/* A frame passed: what waits to be reordered behind it goes now. */
+	sr_rxtx_emit_held(dev, now, true);
+}
+
+void sr_rxtx_queue(struct sr_pmd_dev *dev, struct rte_mbuf *m)
+{
+	if (dev->n_tx_pend == SR_TX_PEND_MAX)
+		sr_rxtx_flush(dev);
+	dev->tx_pend[dev->n_tx_pend++] = m;
+}
+
+uint32_t sr_rxtx_flush(struct sr_pmd_dev *dev)
+{
+	uint64_t now = 0;
+	uint32_t n, room;
+
+	/* Frames handed over by other threads, as many as fit this round. */
+	room = SR_TX_PEND_MAX - dev->n_tx_pend;
+	if (room)
+		dev->n_tx_pend += rte_ring_sc_dequeue_burst(dev->tx_ring,
+			(void **)(dev->tx_pend + dev->n_tx_pend), room, NULL);
+	n = dev->n_tx_pend;
+	if (dev->fault_on_tx || dev->hold_tx.count)
+		now = sr_dev_now_ns(dev);
+	for (uint32_t i = 0; i < n; i++) {
+		if (dev->fault_on_tx)
+			sr_rxtx_fault_tx(dev, dev->tx_pend[i], now);
+		else
+			sr_rxtx_emit(dev, dev->tx_pend[i]);
+	}
+	dev->n_tx_pend = 0;
+	if (dev->hold_tx.count)
+		sr_rxtx_emit_held(dev, now, false);
+	sr_rxtx_burst(dev);
+	return n;
+}
+
+/* ---- receive ---- */
+
+static void sr_rxtx_deliver(struct sr_pmd_dev *dev, struct rte_mbuf *m)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t len = m->pkt_len;
+	unsigned int reason = 0;
+	struct sr_frame f;
+
+	if (m->nb_segs > 1) {
+		if (len > dev->max_frame) {
+			sr_stats_add(dev->stats, SR_CTR_DROP_TOO_LONG, 1);
+			return;
+		}
+		p = rte_pktmbuf_read(m, 0, len, dev->scratch);
+	}
+	switch (sr_rx_classify(&dev->addr, p, len, &f, &reason)) {
+	case SR_RX_ROCE:
+		if (dev->rx_fn == NULL) {
+			sr_stats_add(dev->stats, SR_CTR_DROP_NO_HANDLER, 1);
+			return;
+		}
+		dev->rx_fn(dev->rx_ctx, p, len);
+		return;
+	case SR_RX_ARP:
+		sr_stats_add(dev->stats, SR_CTR_ARP_RX, 1);
+		sr_dev_arp_input(dev, p, len, &f);
+		return;
+	case SR_RX_ND:
+		sr_stats_add(dev->stats, SR_CTR_ND_RX, 1);
+		sr_dev_nd_input(dev, p, len, &f);
+		return;
+	case SR_RX_DROP:
+		sr_stats_add(dev->stats, reason, 1);
+		return;
+	}
+}
+
+static void sr_rxtx_release_rx(struct sr_pmd_dev *dev, uint64_t now,
+			       bool passed)
+{
+	void *held[SR_CONFIG_BURST_MAX];
+	uint32_t n = sr_fault_hold_pop(&dev->hold_rx, now, passed, held,
+				       SR_CONFIG_BURST_MAX);
+
+	for (uint32_t i = 0; i < n; i++) {
+		sr_rxtx_deliver(dev, held[i]);
+		rte_pktmbuf_free(held[i]);
+	}
+}
+
+/* RX faults; returns true when the caller still delivers and frees m. */
+static bool sr_rxtx_fault_rx(struct sr_pmd_dev *dev, struct rte_mbuf *m,
+			     uint64_t now)
+{
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	uint64_t delay = 0;
+	unsigned int act;
+
+	act = sr_fault_decide(&dev->fault_rx, SR_FAULT_RX, p, m->data_len,
+			      &delay);
+	switch (act) {
+	case SR_FAULT_DROP:
+		sr_stats_add(dev->stats, SR_CTR_FAULT_DROP, 1);
+		rte_pktmbuf_free(m);
+		return false;
+	case SR_FAULT_DUP:
+		sr_stats_add(dev->stats, SR_CTR_FAULT_DUP, 1);
+		sr_rxtx_deliver(dev, m);
+		return true;
+	case SR_FAULT_REORDER:
+	case SR_FAULT_DELAY:
+		if (sr_fault_hold_push(&dev->hold_rx, m,
+				       act == SR_FAULT_DELAY ? now + delay :
+							       UINT64_MAX) == 0) {
+			sr_stats_add(dev->stats, act == SR_FAULT_DELAY ?
+					 SR_CTR_FAULT_DELAY : SR_CTR_FAULT_REORDER, 1);
+			return false;
+		}
+		return true;
+	case SR_FAULT_CORRUPT:
+		sr_stats_add(dev->stats, SR_CTR_FAULT_CORRUPT, 1);
+		sr_fault_corrupt(p, m->data_len);
+		return true;
+	default:
+		return true;
+	}
+}
+
+uint32_t sr_rxtx_rx(struct sr_pmd_dev *dev)
+{
+	struct rte_mbuf *pkts[SR_CONFIG_BURST_MAX];
+	uint64_t bytes = 0, now = 0;
+	uint16_t n;
+
+	n = rte_eth_rx_burst(dev->port_id, 0, pkts, (uint16_t)dev->cfg.burst);
+	if (dev->fault_on_rx || dev->hold_rx.count)
+		now = sr_dev_now_ns(dev);
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		bytes += m->pkt_len;
+		if (dev->cap)
+			sr_rxtx_capture(dev, m);
+		if (dev->fault_on_rx && !sr_rxtx_fault_rx(dev, m, now))
+			continue;
+		sr_rxtx_deliver(dev, m);
+		rte_pktmbuf_free(m);
+		if (dev->hold_rx.count)
+			sr_rxtx_release_rx(dev, now, true);
+	}
+	if (n) {
+		sr_stats_add(dev->stats, SR_CTR_RCVD_PKTS, n);
+		sr_stats_add(dev->stats, SR_CTR_RCVD_BYTES, bytes);
+	}
+	if (dev->hold_rx.count)
+		sr_rxtx_release_rx(dev, now, false);
+	return n;
+}
+
+void sr_rxtx_release_all(struct sr_pmd_dev *dev)
+{
+	void *held[SR_FAULT_HOLD_MAX];
+	uint32_t n;
+	void *m;
+
+	n = sr_fault_hold_drain(&dev->hold_rx, held, SR_FAULT_HOLD_MAX);
+	for (uint32_t i = 0; i < n; i++)
+		rte_pktmbuf_free(held[i]);
+	n = sr_fault_hold_drain(&dev->hold_tx, held, SR_FAULT_HOLD_MAX);
+	for (uint32_t i = 0; i < n; i++)
+		rte_pktmbuf_free(held[i]);
+	for (uint32_t i = 0; i < dev->n_tx_pend; i++)
+		rte_pktmbuf_free(dev->tx_pend[i]);
+	dev->n_tx_pend = 0;
+	while (dev->tx_ring && rte_ring_sc_dequeue(dev->tx_ring, &m) == 0)
+		rte_pktmbuf_free(m);
+}
