@@ -1,0 +1,17 @@
+#!/bin/sh
+# Install what sroce needs from Debian 12's archive (as root).  Does nothing
+# when everything is already installed.
+set -eu
+pkgs="gcc pkg-config meson ninja-build python3 libdpdk-dev dpdk libisal-dev
+      libibverbs-dev ibverbs-utils perftest libpcap-dev check tshark iproute2
+      procps"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "sroce: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
