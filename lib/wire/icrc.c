@@ -9,11 +9,18 @@
 #define SR_ICRC_PREFIX_MAX \
 	(8 + sizeof(struct sr_ipv6) + sizeof(struct sr_udp) + SR_BTH_LEN)
 
-uint32_t sr_icrc_hdr(const uint8_t *l3, bool ipv6)
+/*
+ * Packets up to this many bytes from the IP header on are copied whole and
+ * summed in one CRC call: a second call on a short tail costs more than
+ * the copy (ISA-L handles short buffers byte by byte).
+ */
+#define SR_ICRC_SMALL 192
+
+/* Copy the first n bytes from l3 into buf after 8 bytes of ones, masked. */
+static void sr_icrc_masked_copy(uint8_t *buf, const uint8_t *l3, bool ipv6,
+				size_t n)
 {
-	uint8_t buf[SR_ICRC_PREFIX_MAX];
 	size_t ip_len = ipv6 ? sizeof(struct sr_ipv6) : sizeof(struct sr_ipv4);
-	size_t n = ip_len + sizeof(struct sr_udp) + SR_BTH_LEN;
 	uint8_t *ip = buf + 8;
 	struct sr_udp *udp = (struct sr_udp *)(ip + ip_len);
 	struct sr_bth *bth = (struct sr_bth *)((uint8_t *)udp + sizeof(*udp));
@@ -36,16 +43,33 @@ uint32_t sr_icrc_hdr(const uint8_t *l3, bool ipv6)
 	}
 	memset(udp->csum, 0xff, sizeof(udp->csum));
 	bth->fecn_becn = 0xff;
+}
+
+static size_t sr_icrc_prefix_len(bool ipv6)
+{
+	return (ipv6 ? sizeof(struct sr_ipv6) : sizeof(struct sr_ipv4)) +
+	       sizeof(struct sr_udp) + SR_BTH_LEN;
+}
+
+uint32_t sr_icrc_hdr(const uint8_t *l3, bool ipv6)
+{
+	uint8_t buf[SR_ICRC_PREFIX_MAX];
+	size_t n = sr_icrc_prefix_len(ipv6);
+
+	sr_icrc_masked_copy(buf, l3, ipv6, n);
 	return sr_icrc_update(0, buf, 8 + n);
 }
 
 uint32_t sr_icrc_calc(const uint8_t *l3, bool ipv6, uint32_t len)
 {
-	size_t pre = (ipv6 ? sizeof(struct sr_ipv6) : sizeof(struct sr_ipv4)) +
-		     sizeof(struct sr_udp) + SR_BTH_LEN;
-	uint32_t crc = sr_icrc_hdr(l3, ipv6);
+	size_t pre = sr_icrc_prefix_len(ipv6);
+	uint8_t buf[8 + SR_ICRC_SMALL];
 
-	return sr_icrc_update(crc, l3 + pre, len - pre);
+	if (len <= SR_ICRC_SMALL) {
+		sr_icrc_masked_copy(buf, l3, ipv6, len);
+		return sr_icrc_update(0, buf, 8 + (size_t)len);
+	}
+	return sr_icrc_update(sr_icrc_hdr(l3, ipv6), l3 + pre, len - pre);
 }
 
 uint32_t sr_icrc_load(const uint8_t *p)
