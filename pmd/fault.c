@@ -137,10 +137,10 @@ int sr_fault_rule_parse(struct sr_fault_rule *r, const char *text, char *err,
 		return -EINVAL;
 	}
 	while ((tok = strtok_r(NULL, " \t", &save)) != NULL) {
-		if (sr_fault_parse_kv(r, tok, err, errlen))
-			return -EINVAL;
 		if (strncmp(tok, "prob=", 5) == 0)
 			has_prob = true;
+		if (sr_fault_parse_kv(r, tok, err, errlen))
+			return -EINVAL;
 	}
 	if (!has_prob)
 		r->prob_ppm = 1000000;

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_config.c — the configuration parser, defaults and path MTU. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "sr_check.h"
+
+static struct sr_pmd_config cfg;
+static char err[SR_CONFIG_ERR_MAX];
+
+static void setup(void)
+{
+	sr_pmd_config_init(&cfg);
+	err[0] = '\0';
+}
+
+START_TEST(test_full_file)
+{
+	static const char text[] =
+		"# a full configuration\n"
+		"eal = --log-level=debug\n"
+		"eal = -d /tmp\n"
+		"port = net_af_packet0,iface=veth0\n"
+		"mac = 02:00:00:aa:bb:cc\n"
+		"ipv4 = 192.168.7.2/24   # trailing comment\n"
+		"ipv6 = fd00::2/64\n"
+		"ipv6 = 2001:db8::7\n"
+		"  mtu   =   4200  \n"
+		"vlan = 100\n"
+		"vlan_prio = 3\n"
+		"hugepages = no\n"
+		"mode = dedicated\n"
+		"engine_lcore = 1\n"
+		"capture = /tmp/x.pcap\n"
+		"fault = tx drop prob=5%\n"
+		"fault = rx corrupt opcode=4 every=10\n"
+		"fault_seed = 42\n"
+		"\n";
+
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, text, "t", err, sizeof(err)), 0);
+	ck_assert_str_eq(cfg.eal, "--log-level=debug -d /tmp");
+	ck_assert_str_eq(cfg.port, "net_af_packet0,iface=veth0");
+	ck_assert(cfg.has_mac);
+	ck_assert_uint_eq(cfg.mac[5], 0xcc);
+	ck_assert(cfg.has_ipv4);
+	ck_assert_uint_eq(cfg.ipv4[0], 192);
+	ck_assert_uint_eq(cfg.ipv4[3], 2);
+	ck_assert_uint_eq(cfg.ipv4_prefix, 24);
+	ck_assert_uint_eq(cfg.n_ipv6, 2);
+	ck_assert_uint_eq(cfg.ipv6[0][0], 0xfd);
+	ck_assert_uint_eq(cfg.ipv6_prefix[1], 128);
+	ck_assert_uint_eq(cfg.mtu, 4200);
+	ck_assert_uint_eq(cfg.vlan, 100);
+	ck_assert_uint_eq(cfg.vlan_prio, 3);
+	ck_assert(cfg.no_huge);
+	ck_assert_int_eq(cfg.mode, SR_PMD_MODE_DEDICATED);
+	ck_assert_str_eq(cfg.capture, "/tmp/x.pcap");
+	ck_assert_uint_eq(cfg.fault.n, 2);
+	ck_assert_uint_eq(cfg.fault.rule[0].prob_ppm, 50000);
+	ck_assert_uint_eq(cfg.fault.rule[0].dir, SR_FAULT_TX);
+	ck_assert_uint_eq(cfg.fault.rule[1].action, SR_FAULT_CORRUPT);
+	ck_assert_int_eq(cfg.fault.rule[1].opcode, 4);
+	ck_assert_uint_eq(cfg.fault.rule[1].every, 10);
+	ck_assert_uint_eq(cfg.fault.rule[1].prob_ppm, 1000000);
+	ck_assert_uint_eq(cfg.fault.seed, 42);
+	ck_assert(!cfg.default_link);
+}
+END_TEST
+
+/* Each bad line fails with its line number and a reason. */
+static const struct {
+	const char *text;
+	const char *why;
+} bad_lines[] = {
+	{ .text = "colour = blue", .why = "unknown key 'colour'" },
+	{ .text = "no equals sign", .why = "expected 'key = value'" },
+	{ .text = "ipv4 = 10.0.0.300", .why = "not an IPv4" },
+	{ .text = "ipv4 = 10.0.0.1/33", .why = "not an IPv4" },
+	{ .text = "ipv6 = fd00::g", .why = "not an IPv6" },
+	{ .text = "ipv6 = ff02::1", .why = "multicast" },
+	{ .text = "mac = 01:00:00:00:00:01", .why = "unicast MAC" },
+	{ .text = "mac = 02:00:00:00:00", .why = "unicast MAC" },
+	{ .text = "mtu = 100", .why = "576..9702" },
+	{ .text = "mtu = 12abc", .why = "not a number" },
+	{ .text = "vlan = 4095", .why = "0..4094" },
+	{ .text = "vlan = -1", .why = "not a number" },
+	{ .text = "mode = turbo", .why = "inline or dedicated" },
+	{ .text = "port = eth0", .why = "neither 'default'" },
+	{ .text = "hugepages = maybe", .why = "yes or no" },
+	{ .text = "node = 2", .why = "0..1" },
+	{ .text = "fault = up drop", .why = "tx, rx or both" },
+	{ .text = "fault = tx explode", .why = "drop, dup" },
+	{ .text = "fault = tx drop prob=2", .why = "bad fault term" },
+	{ .text = "fault = tx drop psn=99999999", .why = "bad fault term" },
+	{ .text = "burst = 0", .why = "1..64" },
+};
+
+START_TEST(test_bad_line)
+{
+	char text[128];
+	int rc;
+
+	snprintf(text, sizeof(text), "# ok\n%s\n", bad_lines[_i].text);
+	rc = sr_pmd_config_parse(&cfg, text, "f.conf", err, sizeof(err));
+	ck_assert_int_eq(rc, -EINVAL);
+	ck_assert_msg(strncmp(err, "f.conf:2: ", 10) == 0, "%s", err);
+	ck_assert_msg(strstr(err, bad_lines[_i].why) != NULL, "%s", err);
+	ck_assert_ptr_null(strchr(err, '\n'));
+}
+END_TEST
+
+START_TEST(test_pci_and_default_port)
+{
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, "port = 0000:03:00.1", "t",
+					     err, sizeof(err)), 0);
+	ck_assert_str_eq(cfg.port, "0000:03:00.1");
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, "port = 03:00.1", "t", err,
+					     sizeof(err)), 0);
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, "port = default", "t", err,
+					     sizeof(err)), 0);
+	ck_assert(cfg.default_link);
+}
+END_TEST
+
+START_TEST(test_default_link_nodes)
+{
+	struct sr_pmd_config c1;
+
+	strcpy(cfg.run_dir, "/tmp/rd");
+	ck_assert_int_eq(sr_pmd_config_default_link(&cfg, 0, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(strstr(cfg.port, "role=server"));
+	ck_assert_ptr_nonnull(strstr(cfg.port, "socket=/tmp/rd/memif.sock"));
+	sr_pmd_config_init(&c1);
+	strcpy(c1.run_dir, "/tmp/rd");
+	ck_assert_int_eq(sr_pmd_config_default_link(&c1, 1, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(strstr(c1.port, "role=client"));
+	/* Distinct addresses, same subnet. */
+	ck_assert_uint_eq(cfg.ipv4[3], 1);
+	ck_assert_uint_eq(c1.ipv4[3], 2);
+	ck_assert_mem_ne(cfg.mac, c1.mac, 6);
+	ck_assert_mem_ne(cfg.ipv6[0], c1.ipv6[0], 16);
+	ck_assert_uint_eq(cfg.mtu, 9000);
+	ck_assert_int_eq(sr_pmd_config_default_link(&c1, 2, err, sizeof(err)),
+			 -EINVAL);
+}
+END_TEST
+
+START_TEST(test_default_keeps_overrides)
+{
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, "ipv4 = 10.9.9.9\nmtu = 1500",
+					     "t", err, sizeof(err)), 0);
+	ck_assert_int_eq(sr_pmd_config_default_link(&cfg, 1, err, sizeof(err)), 0);
+	ck_assert_uint_eq(cfg.ipv4[0], 10);
+	ck_assert_uint_eq(cfg.ipv4[1], 9);
+	ck_assert_uint_eq(cfg.mtu, 1500);
+}
+END_TEST
+
+START_TEST(test_claim_node)
+{
+	char dir[] = "/tmp/sroce-claim-XXXXXX";
+	int fd0, fd1;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(sr_pmd_config_claim_node(dir, &fd0), 0);
+	ck_assert_int_ge(fd0, 0);
+	/* flock is per open file: a second open in this process is refused too. */
+	ck_assert_int_eq(sr_pmd_config_claim_node(dir, &fd1), 1);
+	ck_assert_int_eq(fd1, -1);
+	close(fd0);
+	ck_assert_int_eq(sr_pmd_config_claim_node(dir, &fd1), 0);
+	close(fd1);
+}
+END_TEST
+
+START_TEST(test_load_env)
+{
+	char path[] = "/tmp/sroce-conf-XXXXXX";
+	int fd = mkstemp(path), lock = -1;
+	static const char nop[] = "mtu = 1500\n";
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, nop, sizeof(nop) - 1), sizeof(nop) - 1);
+	close(fd);
+	setenv("SROCE_CONFIG", path, 1);
+	unsetenv("SROCE_NODE");
+	/* A file without a port is an error. */
+	ck_assert_int_eq(sr_pmd_config_load(&cfg, &lock, err, sizeof(err)),
+			 -EINVAL);
+	ck_assert_msg(strstr(err, "no port") != NULL, "%s", err);
+	setenv("SROCE_CONFIG", "/nonexistent/sroce.conf", 1);
+	ck_assert_int_eq(sr_pmd_config_load(&cfg, &lock, err, sizeof(err)),
+			 -ENOENT);
+	/* No file: the default link, node from SROCE_NODE. */
+	unsetenv("SROCE_CONFIG");
+	setenv("SROCE_NODE", "1", 1);
+	setenv("SROCE_RUN_DIR", "/tmp", 1);
+	ck_assert_int_eq(sr_pmd_config_load(&cfg, &lock, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(strstr(cfg.port, "role=client"));
+	ck_assert_int_eq(lock, -1);
+	setenv("SROCE_NODE", "7", 1);
+	ck_assert_int_eq(sr_pmd_config_load(&cfg, &lock, err, sizeof(err)),
+			 -EINVAL);
+	unlink(path);
+}
+END_TEST
+
+START_TEST(test_path_mtu)
+{
+	static const struct {
+		uint32_t ip_mtu, path_mtu;
+	} t[] = {
+		{ .ip_mtu = 9000, .path_mtu = 4096 },
+		{ .ip_mtu = 4180, .path_mtu = 4096 },
+		{ .ip_mtu = 4179, .path_mtu = 2048 },
+		{ .ip_mtu = 1500, .path_mtu = 1024 },
+		{ .ip_mtu = 1107, .path_mtu = 512 },
+		{ .ip_mtu = 576, .path_mtu = 256 },
+		{ .ip_mtu = 300, .path_mtu = 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		ck_assert_uint_eq(sr_pmd_path_mtu(t[i].ip_mtu), t[i].path_mtu);
+}
+END_TEST
+
+static Suite *config_suite(void)
+{
+	Suite *s = suite_create("pmd/config");
+	TCase *tc = tcase_create("parse");
+
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, test_full_file);
+	tcase_add_loop_test(tc, test_bad_line, 0,
+			    sizeof(bad_lines) / sizeof(bad_lines[0]));
+	tcase_add_test(tc, test_pci_and_default_port);
+	tcase_add_test(tc, test_default_link_nodes);
+	tcase_add_test(tc, test_default_keeps_overrides);
+	tcase_add_test(tc, test_claim_node);
+	tcase_add_test(tc, test_load_env);
+	tcase_add_test(tc, test_path_mtu);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+SR_CHECK_MAIN(config_suite)
