@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dev.c — the device: frames in (parsed once, dispatched by QPN and by
+ * opcode to the responder or the completer), the engine's poll loop, the
+ * device counters.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/dev_priv.h"
+#include "qp/qp_priv.h"
+#include "transport/transport.h"
+
+struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg)
+{
+	struct sr_dev *dev;
+
+	if (cfg == NULL || cfg->link_ops == NULL || cfg->mr == NULL ||
+	    cfg->link_ops->tx_alloc == NULL || cfg->link_ops->tx_submit == NULL ||
+	    cfg->link_ops->tx_abort == NULL || cfg->link_ops->now_ns == NULL ||
+	    cfg->gid_count == 0 || cfg->gid_count > SR_GID_TABLE_LEN)
+		return NULL;
+	dev = calloc(1, sizeof(*dev));
+	if (dev == NULL)
+		return NULL;
+	if (pthread_mutex_init(&dev->lock, NULL) != 0) {
+		free(dev);
+		return NULL;
+	}
+	dev->ops = cfg->link_ops;
+	dev->link = cfg->link;
+	dev->mr = cfg->mr;
+	memcpy(dev->mac, cfg->mac, 6);
+	memcpy(dev->gid, cfg->gid, sizeof(dev->gid));
+	dev->gid_count = cfg->gid_count;
+	dev->pkey = cfg->pkey ? cfg->pkey : SR_PKEY_DEFAULT;
+	dev->async_cb = cfg->async_cb;
+	dev->async_ctx = cfg->async_ctx;
+	return dev;
+}
+
+void sr_dev_destroy(struct sr_dev *dev)
+{
+	if (dev == NULL)
+		return;
+	pthread_mutex_destroy(&dev->lock);
+	free(dev);
+}
+
+struct sr_qp *sr_dev_qp_lookup(struct sr_dev *dev, uint32_t qpn)
+{
+	if (qpn < SR_QPN_BASE || qpn - SR_QPN_BASE >= SR_MAX_QP)
+		return NULL;
+	return dev->qps[qpn - SR_QPN_BASE];
+}
+
+/* IBTA 10.9.3: same low 15 bits, and not both limited members. */
+static bool sr_pkey_match(uint16_t a, uint16_t b)
+{
+	return (a & 0x7fff) == (b & 0x7fff) && (a & 0x7fff) != 0 &&
+	       ((a | b) & 0x8000);
+}
+
+/* Which QP types carry an opcode's transport. */
+static bool sr_tt_matches(enum sr_qp_type t, uint8_t opcode)
+{
+	uint8_t tt = opcode & SR_TT_MASK;
+
+	return (t == SR_QPT_RC && tt == SR_TT_RC) ||
+	       (t == SR_QPT_UC && tt == SR_TT_UC) ||
+	       (t == SR_QPT_UD && tt == SR_TT_UD);
+}
+
+void sr_dev_rx(void *ctx, const uint8_t *frame, uint32_t len)
+{
+	struct sr_dev *dev = ctx;
+	enum sr_parse_result r;
+	const struct sr_bth *bth;
+	struct sr_pkt pkt;
+	struct sr_qp *qp;
+
+	r = sr_parse_eth(frame, len, 0, &pkt);
+	if (r != SR_PARSE_OK) {
+		if (!sr_parse_result_is_roce(r)) {
+			sr_dev_count(dev, SR_CNT_NOT_ROCE, 1);
+		} else {
+			sr_counter_add(&dev->parse_drop[r], 1);
+			sr_dev_count(dev, SR_CNT_PARSE_DROP, 1);
+		}
+		return;
+	}
+	bth = sr_pkt_bth(&pkt);
+	pthread_mutex_lock(&dev->lock);
+	qp = sr_dev_qp_lookup(dev, sr_bth_dqpn(bth));
+	if (qp == NULL) {
+		sr_dev_count(dev, SR_CNT_UNKNOWN_QP, 1);
+		goto out_unlock;
+	}
+	sr_qp_count(qp, SR_CNT_RX_PKTS, 1);
+	if (!sr_tt_matches(qp->type, pkt.opcode) ||
+	    pkt.opcode == SR_OPCODE_CNP) {
+		sr_qp_count(qp, SR_CNT_OPCODE_DROP, 1);
+		goto out_unlock;
+	}
+	if (!sr_pkey_match(sr_bth_pkey(bth), qp->attr.pkey)) {
+		sr_qp_count(qp, SR_CNT_PKEY_DROP, 1);
+		goto out_unlock;
+	}
+	if (pkt.op->flags & SR_OPF_REQ)
+		sr_resp_rx(qp, &pkt);
+	else
+		sr_comp_rx(qp, &pkt);
+out_unlock:
+	pthread_mutex_unlock(&dev->lock);
+}
+
+unsigned int sr_dev_poll(struct sr_dev *dev, unsigned int budget)
+{
+	uint64_t now = sr_dev_now(dev);
+	unsigned int work = 0, i, seen = 0;
+
+	pthread_mutex_lock(&dev->lock);
+	for (i = 0; i < SR_MAX_QP && seen < dev->nqp; i++) {
+		struct sr_qp *qp = dev->qps[i];
+		enum sr_qp_state st;
+
+		if (qp == NULL)
+			continue;
+		seen++;
+		st = sr_qp_state_get(qp);
+		if (st == SR_QPS_RESET)
+			continue;
+		if (st == SR_QPS_ERR) {
+			sr_qp_flush(qp);
+			continue;
+		}
+		work += sr_comp_run(qp, now);
+		work += sr_req_run(qp, budget);
+		work += sr_resp_run(qp, budget);
+		if (sr_qp_state_get(qp) == SR_QPS_ERR) {
+			sr_qp_flush(qp);
+			continue;
+		}
+		if (st == SR_QPS_SQD && qp->sqd_event &&
+		    qp->comp.idx == qp->req.idx) {
+			qp->sqd_event = false;
+			sr_dev_event(dev, SR_EVENT_SQ_DRAINED, qp);
+		}
+	}
+	pthread_mutex_unlock(&dev->lock);
+	return work;
+}
+
+uint64_t sr_dev_next_timer_ns(struct sr_dev *dev)
+{
+	uint64_t now = sr_dev_now(dev), t = UINT64_MAX;
+	unsigned int i, seen = 0;
+
+	pthread_mutex_lock(&dev->lock);
+	for (i = 0; i < SR_MAX_QP && seen < dev->nqp; i++) {
+		struct sr_qp *qp = dev->qps[i];
+		uint64_t q;
+
+		if (qp == NULL)
+			continue;
+		seen++;
+		q = sr_comp_next_timer(qp, now);
+		if (q < t)
+			t = q;
+	}
+	pthread_mutex_unlock(&dev->lock);
+	return t;
+}
+
+int sr_dev_set_gid(struct sr_dev *dev, unsigned int index,
+		   const uint8_t gid[16])
+{
+	if (index >= SR_GID_TABLE_LEN)
+		return -EINVAL;
+	pthread_mutex_lock(&dev->lock);
+	memcpy(dev->gid[index], gid, 16);
+	if (index >= dev->gid_count)
+		dev->gid_count = index + 1;
+	pthread_mutex_unlock(&dev->lock);
+	return 0;
+}
+
+void sr_dev_counters(const struct sr_dev *dev, uint64_t out[SR_CNT_MAX])
+{
+	unsigned int i;
+
+	for (i = 0; i < SR_CNT_MAX; i++)
+		out[i] = atomic_load_explicit(&dev->cnt[i], memory_order_relaxed);
+}
+
+void sr_dev_parse_drops(const struct sr_dev *dev, uint64_t out[SR_PARSE_MAX])
+{
+	unsigned int i;
+
+	for (i = 0; i < SR_PARSE_MAX; i++)
+		out[i] = atomic_load_explicit(&dev->parse_drop[i],
+					      memory_order_relaxed);
+}
+
+unsigned int sr_dev_qp_count(const struct sr_dev *dev)
+{
+	return dev->nqp;
+}
+
+unsigned int sr_dev_cq_count(const struct sr_dev *dev)
+{
+	return dev->ncq;
+}
+
+unsigned int sr_dev_srq_count(const struct sr_dev *dev)
+{
+	return dev->nsrq;
+}
+
+struct sr_mr_dev *sr_dev_mr(const struct sr_dev *dev)
+{
+	return dev->mr;
+}

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dev.h — the sroce device: one link, one MR engine, many QPs, CQs, SRQs.
+ *
+ * The device is the transport's face to a link (core/link.h): frames come
+ * in through sr_dev_rx(), frames go out through the link's ops, and the
+ * link's clock drives every timer.  It never resolves addresses: the
+ * caller (the pmd) puts the destination MAC into each address vector.
+ *
+ * Threading rules
+ * ---------------
+ * The ENGINE is whoever calls sr_dev_rx() and sr_dev_poll(); these two must
+ * be called from one thread at a time (one poll thread, or the consumer
+ * itself inline).  Any number of other threads may, concurrently with the
+ * engine:
+ *   - post to a QP or SRQ (sr_qp_post_send/recv, sr_srq_post_recv): one
+ *     thread per queue at a time; lock-free;
+ *   - poll and arm a CQ (sr_cq_poll, sr_cq_req_notify): one thread per CQ
+ *     at a time; lock-free;
+ *   - create, modify, query and destroy objects (slow path): these take the
+ *     device mutex, which the engine also holds while it runs, so a modify
+ *     is observed by the engine between two of its steps, never in the
+ *     middle of one.
+ * Callbacks (CQ notification, async events) run on the engine thread with
+ * the device mutex held: they must not call slow-path functions; they may
+ * post, poll and arm.
+ *
+ * Errors: int functions return 0 or -errno as documented per function.
+ */
+#ifndef SR_CORE_DEV_H
+#define SR_CORE_DEV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/counters.h"
+#include "core/link.h"
+#include "wire/parse.h"
+
+struct sr_dev;
+struct sr_mr_dev;
+struct sr_qp;
+struct sr_cq;
+struct sr_srq;
+
+#define SR_GID_TABLE_LEN 16
+#define SR_MAX_QP        4096   /* QPNs 2 .. SR_MAX_QP + 1 are handed out */
+
+/* X(name, ibv value): enum ibv_event_type, the ones this device raises. */
+#define SR_EVENT_LIST(X)                                                \
+	X(CQ_ERR, 0)                                                    \
+	X(QP_FATAL, 1)                                                  \
+	X(QP_REQ_ERR, 2)                                                \
+	X(QP_ACCESS_ERR, 3)                                             \
+	X(COMM_EST, 4)                                                  \
+	X(SQ_DRAINED, 5)                                                \
+	X(SRQ_ERR, 14)                                                  \
+	X(SRQ_LIMIT_REACHED, 15)                                        \
+	X(QP_LAST_WQE_REACHED, 16)
+
+enum sr_event_type {
+#define SR_X(n, v) SR_EVENT_##n = v,
+	SR_EVENT_LIST(SR_X)
+#undef SR_X
+};
+
+const char *sr_event_str(enum sr_event_type t);
+
+struct sr_async_event {
+	enum sr_event_type type;
+	union {
+		struct sr_qp *qp;
+		struct sr_cq *cq;
+		struct sr_srq *srq;
+	};
+};
+
+typedef void (*sr_async_fn)(void *ctx, const struct sr_async_event *ev);
+
+struct sr_dev_config {
+	const struct sr_link_ops *link_ops;
+	void *link;                          /* first argument of link_ops */
+	struct sr_mr_dev *mr;                /* every memory access goes here */
+	uint8_t mac[6];
+	uint8_t gid[SR_GID_TABLE_LEN][16];   /* ::ffff:a.b.c.d for IPv4 */
+	unsigned int gid_count;
+	uint16_t pkey;                       /* 0: the default 0xffff */
+	sr_async_fn async_cb;                /* may be NULL */
+	void *async_ctx;
+};
+
+/* NULL on bad config (no ops, no MR engine) or no memory. */
+struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg);
+/* Every QP, CQ and SRQ must be destroyed first. NULL is accepted. */
+void sr_dev_destroy(struct sr_dev *dev);
+
+/*
+ * Receive one frame (Ethernet first); dev is a struct sr_dev *.  Matches
+ * sr_link_rx_fn: the link passes the device as handler_ctx.  Engine only.
+ */
+void sr_dev_rx(void *dev, const uint8_t *frame, uint32_t len);
+
+/*
+ * Run the engine: requesters (send new work, retransmit), responders
+ * (pending READ responses, coalesced ACKs), completers, timers and error
+ * flushes, up to about budget packets.  Returns the work done (0: idle).
+ */
+unsigned int sr_dev_poll(struct sr_dev *dev, unsigned int budget);
+
+/*
+ * Nanoseconds until the earliest armed timer from now, 0 if some work is
+ * ready now, UINT64_MAX if nothing is armed.  Lets a link (or a simulated
+ * clock) sleep exactly as long as it may.
+ */
+uint64_t sr_dev_next_timer_ns(struct sr_dev *dev);
+
+/* Change a GID table entry (slow path).  0, -EINVAL (index). */
+int sr_dev_set_gid(struct sr_dev *dev, unsigned int index,
+		   const uint8_t gid[16]);
+
+/* Copy the device counters (sums over its QPs plus device-only ones). */
+void sr_dev_counters(const struct sr_dev *dev, uint64_t out[SR_CNT_MAX]);
+/* Frames refused by the parser, by reason. */
+void sr_dev_parse_drops(const struct sr_dev *dev, uint64_t out[SR_PARSE_MAX]);
+
+/* Live objects, for leak checks at teardown. */
+unsigned int sr_dev_qp_count(const struct sr_dev *dev);
+unsigned int sr_dev_cq_count(const struct sr_dev *dev);
+unsigned int sr_dev_srq_count(const struct sr_dev *dev);
+
+struct sr_mr_dev *sr_dev_mr(const struct sr_dev *dev);
+
+#endif /* SR_CORE_DEV_H */

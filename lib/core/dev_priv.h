@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dev_priv.h — the device's insides, for lib/core, lib/qp, lib/transport.
+ */
+#ifndef SR_CORE_DEV_PRIV_H
+#define SR_CORE_DEV_PRIV_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "core/dev.h"
+
+struct sr_qp;
+
+struct sr_dev {
+	const struct sr_link_ops *ops;
+	void *link;
+	struct sr_mr_dev *mr;
+	uint8_t mac[6];
+	uint16_t pkey;
+	uint8_t gid[SR_GID_TABLE_LEN][16];
+	unsigned int gid_count;
+	sr_async_fn async_cb;
+	void *async_ctx;
+
+	pthread_mutex_t lock;          /* slow path and engine runs */
+	struct sr_qp *qps[SR_MAX_QP];  /* by QPN - SR_QPN_BASE */
+	unsigned int nqp, ncq, nsrq;
+	uint32_t next_qpn;
+	uint16_t ip_id;
+
+	sr_counter_t cnt[SR_CNT_MAX];
+	sr_counter_t parse_drop[SR_PARSE_MAX];
+};
+
+#define SR_QPN_BASE 2u
+
+static inline uint64_t sr_dev_now(struct sr_dev *dev)
+{
+	return dev->ops->now_ns(dev->link);
+}
+
+static inline void sr_dev_event(struct sr_dev *dev, enum sr_event_type t,
+				void *obj)
+{
+	struct sr_async_event ev = { .type = t, .qp = obj };
+
+	if (dev->async_cb != NULL)
+		dev->async_cb(dev->async_ctx, &ev);
+}
+
+static inline void sr_dev_count(struct sr_dev *dev, enum sr_counter c,
+				uint64_t n)
+{
+	sr_counter_add(&dev->cnt[c], n);
+}
+
+struct sr_qp *sr_dev_qp_lookup(struct sr_dev *dev, uint32_t qpn);
+
+#endif /* SR_CORE_DEV_PRIV_H */

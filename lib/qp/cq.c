@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * cq.c — completion queues: the engine pushes, one consumer polls.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qp/qp_priv.h"
+
+#define SR_CQ_MAX_CQE (1u << 22)
+
+struct sr_cq *sr_cq_create(struct sr_dev *dev, uint32_t cqe,
+			   sr_cq_notify_fn notify, void *notify_ctx)
+{
+	struct sr_cq *cq;
+
+	if (dev == NULL || cqe == 0 || cqe > SR_CQ_MAX_CQE)
+		return NULL;
+	cq = calloc(1, sizeof(*cq));
+	if (cq == NULL)
+		return NULL;
+	if (sr_ring_init(&cq->ring, cqe, sizeof(struct sr_wc)) != 0) {
+		free(cq);
+		return NULL;
+	}
+	cq->dev = dev;
+	cq->notify = notify;
+	cq->notify_ctx = notify_ctx;
+	pthread_mutex_lock(&dev->lock);
+	dev->ncq++;
+	pthread_mutex_unlock(&dev->lock);
+	return cq;
+}
+
+int sr_cq_destroy(struct sr_cq *cq)
+{
+	struct sr_dev *dev;
+
+	if (cq == NULL)
+		return 0;
+	dev = cq->dev;
+	pthread_mutex_lock(&dev->lock);
+	if (cq->users != 0) {
+		pthread_mutex_unlock(&dev->lock);
+		return -EBUSY;
+	}
+	dev->ncq--;
+	pthread_mutex_unlock(&dev->lock);
+	sr_ring_fini(&cq->ring);
+	free(cq);
+	return 0;
+}
+
+void sr_cq_push(struct sr_cq *cq, const struct sr_wc *wc, bool solicited)
+{
+	uint32_t prod = sr_ring_prod_peek(&cq->ring);
+	int armed;
+
+	if (sr_ring_free(&cq->ring, prod) == 0) {
+		sr_dev_count(cq->dev, SR_CNT_CQ_OVERFLOW, 1);
+		if (!atomic_exchange_explicit(&cq->overflow, true,
+					      memory_order_relaxed))
+			sr_dev_event(cq->dev, SR_EVENT_CQ_ERR, cq);
+		return;
+	}
+	memcpy(sr_ring_slot(&cq->ring, prod), wc, sizeof(*wc));
+	sr_ring_publish(&cq->ring, prod + 1);
+
+	armed = atomic_load_explicit(&cq->armed, memory_order_acquire);
+	if (armed == SR_CQ_ARM_NEXT ||
+	    (armed == SR_CQ_ARM_SOLICITED && solicited)) {
+		if (atomic_compare_exchange_strong(&cq->armed, &armed,
+						   SR_CQ_ARM_NONE) &&
+		    cq->notify != NULL)
+			cq->notify(cq, cq->notify_ctx);
+	}
+}
+
+int sr_cq_poll(struct sr_cq *cq, int n, struct sr_wc *wc)
+{
+	uint32_t cons = sr_ring_cons_peek(&cq->ring);
+	uint32_t avail = sr_ring_avail(&cq->ring, cons);
+	int i;
+
+	if (n < 0)
+		return 0;
+	if ((uint32_t)n > avail)
+		n = (int)avail;
+	for (i = 0; i < n; i++)
+		memcpy(&wc[i], sr_ring_slot(&cq->ring, cons + (uint32_t)i),
+		       sizeof(*wc));
+	sr_ring_release(&cq->ring, cons + (uint32_t)n);
+	return n;
+}
+
+int sr_cq_req_notify(struct sr_cq *cq, bool solicited_only)
+{
+	int want = solicited_only ? SR_CQ_ARM_SOLICITED : SR_CQ_ARM_NEXT;
+	int cur = atomic_load_explicit(&cq->armed, memory_order_relaxed);
+
+	/* arming for "next" is stronger than for "solicited" */
+	while (cur < want &&
+	       !atomic_compare_exchange_weak(&cq->armed, &cur, want))
+		;
+	return 0;
+}
+
+bool sr_cq_overflowed(const struct sr_cq *cq)
+{
+	return atomic_load_explicit(&cq->overflow, memory_order_relaxed);
+}
+
+uint32_t sr_cq_depth(const struct sr_cq *cq)
+{
+	return cq->ring.cap;
+}

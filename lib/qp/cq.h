@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * cq.h — completion queues.
+ *
+ * The engine is the only producer, one consumer thread polls (ring.h).  A
+ * CQ that is full when the engine has a completion for it overflows: the
+ * completion is lost, SR_CNT_CQ_OVERFLOW counts it, sr_cq_overflowed()
+ * turns true for good and an SR_EVENT_CQ_ERR async event is raised once
+ * (as with ibverbs, the QPs feeding it go to ERR).
+ *
+ * Notification: sr_cq_req_notify() arms the CQ for the next completion, or
+ * only the next solicited one (a receive of a message with the SE bit or
+ * an error completion).  When an armed CQ gets such a completion the
+ * notify callback runs once (on the engine thread) and the CQ is disarmed.
+ * The verbs shim turns this callback into a completion channel.
+ */
+#ifndef SR_QP_CQ_H
+#define SR_QP_CQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "qp/wr.h"
+
+struct sr_dev;
+struct sr_cq;
+
+typedef void (*sr_cq_notify_fn)(struct sr_cq *cq, void *ctx);
+
+/* cqe: at least this many entries.  NULL: -EINVAL (0 or too big), no memory. */
+struct sr_cq *sr_cq_create(struct sr_dev *dev, uint32_t cqe,
+			   sr_cq_notify_fn notify, void *notify_ctx);
+/* 0, -EBUSY (a QP or SRQ still uses it).  NULL is accepted. */
+int sr_cq_destroy(struct sr_cq *cq);
+
+/* Take up to n completions.  Returns how many.  Consumer thread. */
+int sr_cq_poll(struct sr_cq *cq, int n, struct sr_wc *wc);
+
+/* Arm: next completion (solicited_only false) or next solicited one. 0. */
+int sr_cq_req_notify(struct sr_cq *cq, bool solicited_only);
+
+bool sr_cq_overflowed(const struct sr_cq *cq);
+uint32_t sr_cq_depth(const struct sr_cq *cq);
+
+#endif /* SR_QP_CQ_H */

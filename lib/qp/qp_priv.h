@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * qp_priv.h — QP, CQ and SRQ insides, shared by lib/qp and lib/transport.
+ *
+ * Ownership of every field is by thread:
+ *   poster   sq.prod, rq.prod (and the slots it writes)
+ *   engine   req, comp, resp, cq ring prod, sq/rq/srq cons, counters
+ *   slow     attr (under dev->lock, which the engine holds while running)
+ *   any      state (atomic: posters read it without the lock)
+ */
+#ifndef SR_QP_QP_PRIV_H
+#define SR_QP_QP_PRIV_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/dev_priv.h"
+#include "qp/cq.h"
+#include "qp/qp.h"
+#include "qp/ring.h"
+#include "qp/srq.h"
+
+#define SR_CQ_ARM_NONE      0
+#define SR_CQ_ARM_SOLICITED 1
+#define SR_CQ_ARM_NEXT      2
+
+struct sr_cq {
+	struct sr_dev *dev;
+	struct sr_ring ring;          /* struct sr_wc slots */
+	sr_cq_notify_fn notify;
+	void *notify_ctx;
+	_Atomic int armed;
+	_Atomic bool overflow;
+	unsigned int users;           /* QPs using it (slow path) */
+};
+
+struct sr_recv_wqe {
+	uint64_t wr_id;
+	uint32_t num_sge;
+	uint32_t length;              /* sum of the SGE lengths */
+	struct sr_sge sge[];
+};
+
+struct sr_srq {
+	struct sr_dev *dev;
+	struct sr_pd *pd;
+	struct sr_ring ring;          /* struct sr_recv_wqe slots */
+	uint32_t max_sge;
+	_Atomic uint32_t limit;       /* 0: not armed */
+	unsigned int users;
+};
+
+/* Progress of a send WQE. */
+enum sr_wqe_state {
+	SR_WQE_POSTED,    /* not started by the requester */
+	SR_WQE_ACTIVE,    /* packets being sent */
+	SR_WQE_SENT,      /* all packets sent, waiting for the responder */
+	SR_WQE_DONE,      /* finished (status says how), ready to complete */
+};
+
+struct sr_send_wqe {
+	struct sr_send_wr wr;         /* sg_list -> sge[], next NULL */
+	struct sr_av av;              /* UD destination */
+	uint32_t length;              /* message bytes */
+	uint32_t first_psn;
+	uint32_t last_psn;
+	uint32_t npkts;               /* PSNs the message takes */
+	uint8_t state;                /* enum sr_wqe_state */
+	uint8_t status;               /* enum sr_wc_status, when DONE */
+	uint8_t rd_atomic;            /* needs a response with data (READ,
+					 atomic, FLUSH, ATOMIC_WRITE) */
+	uint8_t counted;              /* in req.rd_atomic */
+	uint64_t result;              /* atomic: the original value */
+	struct sr_sge sge[];          /* then the inline bytes */
+};
+
+struct sr_req_state {
+	uint32_t idx;                 /* next WQE to start or continue */
+	uint32_t off;                 /* bytes of it already sent */
+	uint32_t psn;                 /* next PSN */
+	uint32_t max_psn;             /* one past the highest PSN ever sent */
+	uint32_t noack;               /* packets since the last AckReq */
+	uint32_t rd_atomic;           /* READ/atomic WQEs outstanding */
+};
+
+struct sr_comp_state {
+	uint32_t idx;                 /* oldest WQE not completed */
+	uint32_t psn;                 /* oldest PSN not acknowledged */
+	uint64_t deadline;            /* retransmit timer; 0: off */
+	uint64_t rnr_until;           /* RNR wait; 0: not waiting */
+	uint8_t retry_left;
+	uint8_t rnr_left;
+};
+
+/* A responder resource: one READ, atomic, FLUSH or ATOMIC_WRITE. */
+struct sr_resp_res {
+	uint8_t opcode;               /* the request's opcode; 0xff unused */
+	uint32_t first_psn;
+	uint32_t last_psn;
+	uint64_t va;
+	uint32_t rkey;
+	uint32_t len;
+	uint64_t orig;                /* atomic: value before the operation */
+	/* READ response being sent */
+	uint32_t cur_psn;
+	uint32_t off;
+	uint32_t end;                 /* bytes to answer from va */
+};
+
+enum sr_resp_msg { SR_MSG_NONE, SR_MSG_SEND, SR_MSG_WRITE, SR_MSG_MAX };
+
+struct sr_resp_state {
+	uint32_t psn;                 /* expected PSN */
+	uint32_t msn;
+	bool nak_sent;                /* sequence NAK sent for this gap */
+	bool uc_drop;                 /* UC: drop until FIRST or ONLY */
+	uint8_t msg;                  /* enum sr_resp_msg in progress */
+	bool have_wqe;                /* recv WQE taken for the message */
+	uint32_t recv_off;            /* bytes placed into it */
+	uint64_t wva;                 /* WRITE: next address */
+	uint32_t wrkey;
+	uint32_t wresid;              /* WRITE: bytes still to come */
+	uint32_t wlen;                /* WRITE: RETH length */
+	bool ack_pending;             /* coalesced ACK to send */
+	uint32_t ack_psn;
+	struct sr_resp_res *res;      /* ring of max_dest_rd_atomic */
+	uint32_t nres;
+	uint32_t res_next;
+	struct sr_resp_res *busy;     /* READ response being sent */
+	struct sr_recv_wqe *wqe;      /* copy of the recv WQE in use */
+};
+
+struct sr_qp {
+	struct sr_dev *dev;
+	uint32_t qpn;
+	enum sr_qp_type type;
+	void *ctx;
+	struct sr_pd *pd;
+	struct sr_cq *scq;
+	struct sr_cq *rcq;
+	struct sr_srq *srq;
+	bool sq_sig_all;
+
+	_Atomic int state;            /* enum sr_qp_state */
+	struct sr_qp_attr attr;
+	uint32_t mtu;                 /* path MTU in bytes */
+	uint16_t sport;
+	bool flush_pending;           /* entered ERR: engine flushes */
+	bool sqd_event;               /* SQD: raise SQ_DRAINED when drained */
+
+	struct sr_qp_cap cap;
+	struct sr_ring sq;            /* struct sr_send_wqe slots */
+	struct sr_ring rq;            /* struct sr_recv_wqe slots */
+
+	struct sr_req_state req;
+	struct sr_comp_state comp;
+	struct sr_resp_state resp;
+
+	unsigned int live_idx;        /* in dev->live */
+	sr_counter_t cnt[SR_CNT_MAX];
+};
+
+static inline enum sr_qp_state sr_qp_state_get(const struct sr_qp *qp)
+{
+	return (enum sr_qp_state)atomic_load_explicit(&qp->state,
+						      memory_order_acquire);
+}
+
+static inline void sr_qp_count(struct sr_qp *qp, enum sr_counter c, uint64_t n)
+{
+	sr_counter_add(&qp->cnt[c], n);
+	sr_counter_add(&qp->dev->cnt[c], n);
+}
+
+static inline struct sr_send_wqe *sr_sq_wqe(const struct sr_qp *qp,
+					    uint32_t idx)
+{
+	return (struct sr_send_wqe *)sr_ring_slot(&qp->sq, idx);
+}
+
+static inline uint8_t *sr_wqe_inline(const struct sr_qp *qp,
+				     struct sr_send_wqe *w)
+{
+	return (uint8_t *)&w->sge[qp->cap.max_send_sge];
+}
+
+/* Engine: push a completion; solicited for the SE-bit/error rule. */
+void sr_cq_push(struct sr_cq *cq, const struct sr_wc *wc, bool solicited);
+
+/* Engine: take the next receive WQE of the QP (its RQ or SRQ). */
+bool sr_qp_take_recv(struct sr_qp *qp, struct sr_recv_wqe *out);
+
+/* Engine: move to ERR (protocol error); raises the given async event. */
+void sr_qp_enter_err(struct sr_qp *qp, int event);
+
+/* Engine: complete every outstanding WQE with WR_FLUSH_ERR. */
+void sr_qp_flush(struct sr_qp *qp);
+
+#endif /* SR_QP_QP_PRIV_H */

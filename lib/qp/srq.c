@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * srq.c — shared receive queues: one poster, the engine takes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mr/mr.h"
+#include "qp/qp_priv.h"
+
+struct sr_srq *sr_srq_create(struct sr_dev *dev, struct sr_pd *pd,
+			     const struct sr_srq_attr *attr)
+{
+	struct sr_srq *srq;
+
+	if (dev == NULL || pd == NULL || attr == NULL || attr->max_wr == 0 ||
+	    attr->max_wr > SR_QP_MAX_WR || attr->max_sge == 0 ||
+	    attr->max_sge > SR_QP_MAX_SGE || attr->srq_limit > attr->max_wr)
+		return NULL;
+	srq = calloc(1, sizeof(*srq));
+	if (srq == NULL)
+		return NULL;
+	if (sr_ring_init(&srq->ring, attr->max_wr,
+			 (uint32_t)(sizeof(struct sr_recv_wqe) +
+				    attr->max_sge * sizeof(struct sr_sge))) != 0) {
+		free(srq);
+		return NULL;
+	}
+	srq->dev = dev;
+	srq->pd = pd;
+	srq->max_sge = attr->max_sge;
+	atomic_store(&srq->limit, attr->srq_limit);
+	sr_pd_get(pd);
+	pthread_mutex_lock(&dev->lock);
+	dev->nsrq++;
+	pthread_mutex_unlock(&dev->lock);
+	return srq;
+}
+
+int sr_srq_destroy(struct sr_srq *srq)
+{
+	struct sr_dev *dev;
+
+	if (srq == NULL)
+		return 0;
+	dev = srq->dev;
+	pthread_mutex_lock(&dev->lock);
+	if (srq->users != 0) {
+		pthread_mutex_unlock(&dev->lock);
+		return -EBUSY;
+	}
+	dev->nsrq--;
+	pthread_mutex_unlock(&dev->lock);
+	sr_pd_put(srq->pd);
+	sr_ring_fini(&srq->ring);
+	free(srq);
+	return 0;
+}
+
+int sr_srq_modify(struct sr_srq *srq, const struct sr_srq_attr *attr,
+		  unsigned int mask)
+{
+	if (mask & SR_SRQ_MAX_WR)
+		return -EINVAL;
+	if (mask & SR_SRQ_LIMIT) {
+		if (attr->srq_limit > srq->ring.cap)
+			return -EINVAL;
+		atomic_store(&srq->limit, attr->srq_limit);
+	}
+	return 0;
+}
+
+int sr_srq_query(struct sr_srq *srq, struct sr_srq_attr *attr)
+{
+	attr->max_wr = srq->ring.cap;
+	attr->max_sge = srq->max_sge;
+	attr->srq_limit = atomic_load(&srq->limit);
+	return 0;
+}
+
+int sr_srq_post_recv(struct sr_srq *srq, const struct sr_recv_wr *wr,
+		     const struct sr_recv_wr **bad)
+{
+	uint32_t prod = sr_ring_prod_peek(&srq->ring);
+	int ret = 0;
+
+	for (; wr != NULL; wr = wr->next) {
+		struct sr_recv_wqe *w;
+		int i;
+
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > srq->max_sge) {
+			ret = -EINVAL;
+			break;
+		}
+		if (sr_ring_free(&srq->ring, prod) == 0) {
+			ret = -ENOMEM;
+			break;
+		}
+		w = sr_ring_slot(&srq->ring, prod);
+		w->wr_id = wr->wr_id;
+		w->num_sge = (uint32_t)wr->num_sge;
+		w->length = 0;
+		for (i = 0; i < wr->num_sge; i++) {
+			w->sge[i] = wr->sg_list[i];
+			w->length += wr->sg_list[i].length;
+		}
+		prod++;
+	}
+	sr_ring_publish(&srq->ring, prod);
+	if (ret != 0 && bad != NULL)
+		*bad = wr;
+	return ret;
+}
+
+/* Engine: take a WQE from an SRQ (limit event) or the QP's own RQ. */
+bool sr_qp_take_recv(struct sr_qp *qp, struct sr_recv_wqe *out)
+{
+	struct sr_ring *r = qp->srq ? &qp->srq->ring : &qp->rq;
+	uint32_t cons = sr_ring_cons_peek(r);
+	uint32_t avail = sr_ring_avail(r, cons);
+	struct sr_recv_wqe *w;
+
+	if (avail == 0)
+		return false;
+	w = sr_ring_slot(r, cons);
+	memcpy(out, w, sizeof(*w) + w->num_sge * sizeof(struct sr_sge));
+	sr_ring_release(r, cons + 1);
+	if (qp->srq != NULL) {
+		uint32_t limit = atomic_load_explicit(&qp->srq->limit,
+						      memory_order_relaxed);
+
+		if (limit != 0 && avail - 1 < limit) {
+			atomic_store_explicit(&qp->srq->limit, 0,
+					      memory_order_relaxed);
+			sr_dev_event(qp->dev, SR_EVENT_SRQ_LIMIT_REACHED,
+				     qp->srq);
+		}
+	}
+	return true;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * srq.h — shared receive queues.
+ *
+ * One poster thread, the engine consumes (ring.h).  Limit event: with
+ * srq_limit armed (non-zero, set by sr_srq_modify), when the engine takes a
+ * WQE and fewer than srq_limit remain posted it raises
+ * SR_EVENT_SRQ_LIMIT_REACHED once and disarms (limit back to 0), as
+ * ibv_modify_srq defines.
+ */
+#ifndef SR_QP_SRQ_H
+#define SR_QP_SRQ_H
+
+#include <stdint.h>
+
+#include "qp/wr.h"
+
+struct sr_dev;
+struct sr_pd;
+struct sr_srq;
+
+struct sr_srq_attr {
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t srq_limit;
+};
+
+#define SR_SRQ_MAX_WR 0x1u
+#define SR_SRQ_LIMIT  0x2u
+
+/* NULL: bad sizes (-EINVAL) or no memory. */
+struct sr_srq *sr_srq_create(struct sr_dev *dev, struct sr_pd *pd,
+			     const struct sr_srq_attr *attr);
+/* 0, -EBUSY (a QP still uses it).  NULL is accepted. */
+int sr_srq_destroy(struct sr_srq *srq);
+/* Only SR_SRQ_LIMIT is supported: 0, -EINVAL (limit > max_wr, resize). */
+int sr_srq_modify(struct sr_srq *srq, const struct sr_srq_attr *attr,
+		  unsigned int mask);
+int sr_srq_query(struct sr_srq *srq, struct sr_srq_attr *attr);
+/* 0, -ENOMEM (full), -EINVAL (too many SGEs); *bad names the first not posted. */
+int sr_srq_post_recv(struct sr_srq *srq, const struct sr_recv_wr *wr,
+		     const struct sr_recv_wr **bad);
+
+#endif /* SR_QP_SRQ_H */

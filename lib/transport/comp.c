@@ -1,0 +1,484 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * comp.c — the completer: responses become send completions.
+ *
+ * RC only (UC and UD WQEs are done when sent).  WQEs complete strictly in
+ * send-queue order.  An ACK for PSN p acknowledges every SEND/WRITE whose
+ * last PSN is at or before p (implicit acknowledgement, IBA 9.7.5.1.2);
+ * a READ response or atomic ACK with PSN p does the same for earlier
+ * SEND/WRITEs.  An ACK past a READ or atomic that got no response means
+ * the response was lost: implicit NAK, retransmit.
+ *
+ * NAKs: PSN sequence error -> retransmit from the NAK's PSN (retry_cnt);
+ * RNR -> wait the RNR timer of the AETH, then retransmit (rnr_retry, 7 is
+ * infinite); invalid request / remote access / remote operational ->
+ * the WQE completes with REM_INV_REQ_ERR / REM_ACCESS_ERR / REM_OP_ERR and
+ * the QP goes to ERR.  Timeout (4.096 us * 2^timeout) -> retransmit from
+ * the oldest unacknowledged PSN (retry_cnt).  Retry exhaustion ->
+ * RETRY_EXC_ERR or RNR_RETRY_EXC_ERR and ERR.
+ *
+ * READ responses are placed as they arrive in order; a gap (a response
+ * lost) resends the READ for the bytes not yet received.
+ */
+#include <string.h>
+
+#include "transport/transport.h"
+
+static bool sr_wr_local(enum sr_wr_opcode op)
+{
+	return op == SR_WR_LOCAL_INV || op == SR_WR_REG_MR ||
+	       op == SR_WR_BIND_MW;
+}
+
+static const enum sr_wc_opcode sr_wc_op_of[SR_WR_OPCODE_MAX] = {
+#define SR_X(n, v, wc) [SR_WR_##n] = SR_WC_OP_##wc,
+	SR_WR_OPCODE_LIST(SR_X)
+#undef SR_X
+};
+
+/* NAK code -> completion status of the NAKed WQE. */
+static const enum sr_wc_status sr_nak_status[] = {
+	[SR_NAK_INVALID_REQ] = SR_WC_REM_INV_REQ_ERR,
+	[SR_NAK_REMOTE_ACCESS] = SR_WC_REM_ACCESS_ERR,
+	[SR_NAK_REMOTE_OP] = SR_WC_REM_OP_ERR,
+	[SR_NAK_INVALID_RD_REQ] = SR_WC_REM_INV_RD_REQ_ERR,
+};
+
+static uint64_t sr_comp_timeout_ns(const struct sr_qp *qp)
+{
+	return qp->attr.timeout ? (uint64_t)4096u << qp->attr.timeout : 0;
+}
+
+static bool sr_comp_outstanding(const struct sr_qp *qp)
+{
+	return sr_psn_before(qp->comp.psn, qp->req.max_psn);
+}
+
+void sr_comp_arm_timer(struct sr_qp *qp, uint64_t now)
+{
+	uint64_t t = sr_comp_timeout_ns(qp);
+
+	if (t != 0 && qp->comp.deadline == 0)
+		qp->comp.deadline = now + t;
+}
+
+static void sr_comp_restart_timer(struct sr_qp *qp)
+{
+	uint64_t t = sr_comp_timeout_ns(qp);
+
+	qp->comp.deadline = (t != 0 && sr_comp_outstanding(qp))
+			    ? sr_dev_now(qp->dev) + t : 0;
+}
+
+/* Keep the requester at or after the completer. */
+static void sr_comp_sync_req(struct sr_qp *qp)
+{
+	if ((int32_t)(qp->comp.idx - qp->req.idx) > 0) {
+		struct sr_send_wqe *w;
+
+		qp->req.idx = qp->comp.idx;
+		qp->req.off = 0;
+		qp->req.psn = qp->comp.psn;
+		if (qp->comp.idx != sr_ring_prod_peek(&qp->sq)) {
+			w = sr_sq_wqe(qp, qp->comp.idx);
+			if (w->state != SR_WQE_POSTED &&
+			    !sr_wr_local(w->wr.opcode))
+				qp->req.psn = w->first_psn;
+		}
+	}
+}
+
+/* Complete DONE WQEs at the head of the send queue, in order. */
+static unsigned int sr_comp_reap(struct sr_qp *qp)
+{
+	uint32_t prod = sr_ring_prod_peek(&qp->sq);
+	unsigned int n = 0;
+
+	while (qp->comp.idx != prod) {
+		struct sr_send_wqe *w = sr_sq_wqe(qp, qp->comp.idx);
+
+		if (w->state != SR_WQE_DONE)
+			break;
+		if (w->status != SR_WC_SUCCESS || qp->sq_sig_all ||
+		    (w->wr.send_flags & SR_SEND_SIGNALED)) {
+			struct sr_wc wc = {
+				.wr_id = w->wr.wr_id,
+				.status = (enum sr_wc_status)w->status,
+				.opcode = sr_wc_op_of[w->wr.opcode],
+				.qp_num = qp->qpn,
+			};
+
+			if (w->status == SR_WC_SUCCESS &&
+			    w->wr.opcode == SR_WR_RDMA_READ)
+				wc.byte_len = w->length;
+			if (w->status == SR_WC_SUCCESS &&
+			    (w->wr.opcode == SR_WR_ATOMIC_CMP_AND_SWP ||
+			     w->wr.opcode == SR_WR_ATOMIC_FETCH_AND_ADD))
+				wc.byte_len = 8;
+			sr_cq_push(qp->scq, &wc, w->status != SR_WC_SUCCESS);
+		}
+		if (w->counted && qp->req.rd_atomic > 0)
+			qp->req.rd_atomic--;
+		w->counted = 0;
+		qp->comp.idx++;
+		sr_ring_release(&qp->sq, qp->comp.idx);
+		n++;
+	}
+	if (n)
+		sr_comp_sync_req(qp);
+	return n;
+}
+
+static void sr_comp_done(struct sr_qp *qp, struct sr_send_wqe *w,
+			 enum sr_wc_status st)
+{
+	w->status = (uint8_t)st;
+	w->state = SR_WQE_DONE;
+	if (st == SR_WC_SUCCESS && !sr_wr_local(w->wr.opcode) &&
+	    sr_psn_before(qp->comp.psn, sr_psn_add(w->last_psn, 1)))
+		qp->comp.psn = sr_psn_add(w->last_psn, 1);
+	sr_comp_reap(qp);
+}
+
+static void sr_comp_error(struct sr_qp *qp, struct sr_send_wqe *w,
+			  enum sr_wc_status st)
+{
+	if (w != NULL)
+		sr_comp_done(qp, w, st);
+	sr_qp_enter_err(qp, -1);
+}
+
+/* The oldest WQE not completed, if the requester has started it. */
+static struct sr_send_wqe *sr_comp_head(struct sr_qp *qp)
+{
+	struct sr_send_wqe *w;
+
+	sr_comp_reap(qp);
+	if (qp->comp.idx == sr_ring_prod_peek(&qp->sq))
+		return NULL;
+	w = sr_sq_wqe(qp, qp->comp.idx);
+	return w->state == SR_WQE_POSTED || w->state == SR_WQE_DONE ? NULL : w;
+}
+
+/* Has every packet of w been sent at least once? */
+static bool sr_comp_sent(const struct sr_qp *qp, const struct sr_send_wqe *w)
+{
+	return sr_psn_before(w->last_psn, qp->req.max_psn);
+}
+
+/*
+ * Acknowledge implicitly every SEND/WRITE-like WQE that ends before psn
+ * (or at psn when inclusive).  Stops at a READ/atomic; returns it if it
+ * ends before psn (its response was lost), else NULL.
+ */
+static struct sr_send_wqe *sr_comp_ack_upto(struct sr_qp *qp, uint32_t psn,
+					    bool inclusive)
+{
+	struct sr_send_wqe *w;
+
+	while ((w = sr_comp_head(qp)) != NULL && sr_comp_sent(qp, w)) {
+		int32_t d = sr_psn_diff(psn, w->last_psn);
+
+		if (d < 0 || (d == 0 && !inclusive))
+			return NULL;
+		if (w->rd_atomic)
+			return w;
+		sr_comp_done(qp, w, SR_WC_SUCCESS);
+	}
+	return NULL;
+}
+
+static void sr_comp_retry(struct sr_qp *qp, bool count_retry)
+{
+	struct sr_send_wqe *w = sr_comp_head(qp);
+
+	if (w == NULL)
+		return;
+	if (count_retry) {
+		if (qp->comp.retry_left == 0) {
+			sr_qp_count(qp, SR_CNT_RETRY_EXC, 1);
+			sr_comp_error(qp, w, SR_WC_RETRY_EXC_ERR);
+			return;
+		}
+		qp->comp.retry_left--;
+	}
+	sr_qp_count(qp, SR_CNT_RETRY, 1);
+	sr_req_rewind(qp);
+	qp->comp.deadline = 0;
+	sr_comp_arm_timer(qp, sr_dev_now(qp->dev));
+}
+
+static void sr_comp_progress(struct sr_qp *qp)
+{
+	qp->comp.retry_left = qp->attr.retry_cnt;
+	qp->comp.rnr_left = qp->attr.rnr_retry;
+	sr_comp_restart_timer(qp);
+}
+
+static void sr_comp_ack(struct sr_qp *qp, const struct sr_pkt *pkt,
+			uint32_t psn, uint8_t syn)
+{
+	struct sr_send_wqe *w;
+
+	if ((syn & SR_AETH_TYPE_MASK) != SR_AETH_ACK &&
+	    sr_psn_before(psn, qp->comp.psn)) {
+		sr_qp_count(qp, SR_CNT_GHOST_RESP, 1);  /* stale NAK */
+		return;
+	}
+	switch (syn & SR_AETH_TYPE_MASK) {
+	case SR_AETH_ACK:
+		w = sr_comp_ack_upto(qp, psn, true);
+		if (w != NULL) {
+			/* ACK past a READ/atomic without its response */
+			sr_comp_retry(qp, true);
+			return;
+		}
+		w = sr_comp_head(qp);
+		if (w != NULL && !w->rd_atomic &&
+		    !sr_psn_before(psn, qp->comp.psn))
+			qp->comp.psn = sr_psn_add(psn, 1);  /* partial */
+		sr_comp_progress(qp);
+		return;
+	case SR_AETH_RNR_NAK:
+		sr_qp_count(qp, SR_CNT_RNR_NAK_RCVD, 1);
+		if (sr_comp_ack_upto(qp, psn, false) != NULL) {
+			sr_comp_retry(qp, true);
+			return;
+		}
+		w = sr_comp_head(qp);
+		if (w == NULL)
+			return;
+		if (sr_psn_before(qp->comp.psn, psn))
+			qp->comp.psn = psn;
+		if (qp->comp.rnr_left == 0) {
+			sr_qp_count(qp, SR_CNT_RNR_RETRY_EXC, 1);
+			sr_comp_error(qp, w, SR_WC_RNR_RETRY_EXC_ERR);
+			return;
+		}
+		if (qp->comp.rnr_left != 7)
+			qp->comp.rnr_left--;
+		qp->comp.deadline = 0;
+		qp->comp.rnr_until = sr_dev_now(qp->dev) +
+				     sr_rnr_timer_ns(SR_AETH_VALUE(syn));
+		return;
+	case SR_AETH_NAK:
+		if (SR_AETH_VALUE(syn) == SR_NAK_PSN_SEQ_ERR) {
+			sr_qp_count(qp, SR_CNT_SEQ_NAK_RCVD, 1);
+			if (sr_comp_ack_upto(qp, psn, false) == NULL &&
+			    sr_psn_before(qp->comp.psn, psn)) {
+				w = sr_comp_head(qp);
+				if (w != NULL && !w->rd_atomic)
+					qp->comp.psn = psn;
+			}
+			sr_comp_retry(qp, true);
+			return;
+		}
+		sr_qp_count(qp, SR_CNT_ERR_NAK_RCVD, 1);
+		if (sr_comp_ack_upto(qp, psn, false) != NULL) {
+			sr_comp_retry(qp, true);
+			return;
+		}
+		w = sr_comp_head(qp);
+		if (w == NULL)
+			return;
+		if (SR_AETH_VALUE(syn) <= SR_NAK_INVALID_RD_REQ)
+			sr_comp_error(qp, w, sr_nak_status[SR_AETH_VALUE(syn)]);
+		else
+			sr_comp_error(qp, w, SR_WC_BAD_RESP_ERR);
+		return;
+	default:
+		sr_comp_error(qp, sr_comp_head(qp), SR_WC_BAD_RESP_ERR);
+		(void)pkt;
+		return;
+	}
+}
+
+static void sr_comp_read_resp(struct sr_qp *qp, const struct sr_pkt *pkt,
+			      uint32_t psn)
+{
+	struct sr_send_wqe *w;
+	uint32_t off, len = pkt->payload_len, idx;
+	uint8_t want;
+
+	w = sr_comp_ack_upto(qp, psn, false);
+	if (w == NULL)
+		w = sr_comp_head(qp);
+	if (w == NULL || !w->rd_atomic || sr_psn_diff(psn, w->first_psn) < 0 ||
+	    sr_psn_diff(psn, w->last_psn) > 0) {
+		if (w != NULL && w->rd_atomic && sr_psn_diff(psn, w->last_psn) > 0)
+			sr_comp_retry(qp, true);
+		else
+			sr_qp_count(qp, SR_CNT_GHOST_RESP, 1);
+		return;
+	}
+	if (sr_psn_before(psn, qp->comp.psn)) {
+		sr_qp_count(qp, SR_CNT_GHOST_RESP, 1);  /* duplicate */
+		return;
+	}
+	if (psn != qp->comp.psn) {
+		/* a response was lost: ask again for what is missing */
+		sr_qp_count(qp, SR_CNT_READ_RESUME, 1);
+		sr_comp_retry(qp, true);
+		return;
+	}
+	if (w->wr.opcode != SR_WR_RDMA_READ) {
+		/* FLUSH and ATOMIC_WRITE: READ_RESPONSE_ONLY, no payload */
+		if (pkt->op->pos != SR_POS_ONLY || len != 0) {
+			sr_comp_error(qp, w, SR_WC_BAD_RESP_ERR);
+			return;
+		}
+		sr_comp_done(qp, w, SR_WC_SUCCESS);
+		sr_comp_progress(qp);
+		return;
+	}
+	idx = (uint32_t)sr_psn_diff(psn, w->first_psn);
+	off = idx * qp->mtu;
+	if (w->npkts == 1)
+		want = SR_POS_ONLY;
+	else if (idx == 0)
+		want = SR_POS_FIRST;
+	else if (idx + 1 == w->npkts)
+		want = SR_POS_LAST;
+	else
+		want = SR_POS_MIDDLE;
+	if (pkt->op->pos != want) {
+		/*
+		 * A resumed READ starts again with FIRST (or ONLY) at the
+		 * resumption PSN: accept those as the start of the rest.
+		 */
+		bool resumed = (pkt->op->pos == SR_POS_FIRST &&
+				(want == SR_POS_MIDDLE)) ||
+			       (pkt->op->pos == SR_POS_ONLY &&
+				want == SR_POS_LAST);
+
+		if (!resumed) {
+			sr_comp_error(qp, w, SR_WC_BAD_RESP_ERR);
+			return;
+		}
+	}
+	if ((want == SR_POS_FIRST || want == SR_POS_MIDDLE) ? len != qp->mtu
+	    : len != w->length - off) {
+		sr_comp_error(qp, w, SR_WC_BAD_RESP_ERR);
+		return;
+	}
+	if (len > 0 && sr_dma_scatter(qp, w->sge, (uint32_t)w->wr.num_sge, off,
+				      sr_pkt_payload(pkt), len) != SR_MR_OK) {
+		sr_comp_error(qp, w, SR_WC_LOC_PROT_ERR);
+		return;
+	}
+	qp->comp.psn = sr_psn_add(psn, 1);
+	if (psn == w->last_psn)
+		sr_comp_done(qp, w, SR_WC_SUCCESS);
+	sr_comp_progress(qp);
+}
+
+static void sr_comp_atomic_ack(struct sr_qp *qp, const struct sr_pkt *pkt,
+			       uint32_t psn)
+{
+	const struct sr_atmack *a = sr_pkt_ext(pkt, SR_EXT_ATMACK);
+	struct sr_send_wqe *w;
+	uint64_t orig;
+
+	w = sr_comp_ack_upto(qp, psn, false);
+	if (w == NULL)
+		w = sr_comp_head(qp);
+	if (w == NULL || psn != w->first_psn ||
+	    (w->wr.opcode != SR_WR_ATOMIC_CMP_AND_SWP &&
+	     w->wr.opcode != SR_WR_ATOMIC_FETCH_AND_ADD)) {
+		if (w != NULL && w->rd_atomic && sr_psn_diff(psn, w->last_psn) > 0)
+			sr_comp_retry(qp, true);
+		else
+			sr_qp_count(qp, SR_CNT_GHOST_RESP, 1);
+		return;
+	}
+	orig = sr_atmack_orig(a);
+	w->result = orig;
+	if (w->wr.num_sge > 0 &&
+	    sr_dma_scatter(qp, w->sge, (uint32_t)w->wr.num_sge, 0,
+			   (const uint8_t *)&orig, 8) != SR_MR_OK) {
+		sr_comp_error(qp, w, SR_WC_LOC_PROT_ERR);
+		return;
+	}
+	sr_comp_done(qp, w, SR_WC_SUCCESS);
+	sr_comp_progress(qp);
+}
+
+void sr_comp_rx(struct sr_qp *qp, const struct sr_pkt *pkt)
+{
+	const struct sr_bth *bth = sr_pkt_bth(pkt);
+	const struct sr_aeth *aeth = sr_pkt_ext(pkt, SR_EXT_AETH);
+	uint32_t psn = sr_bth_psn(bth);
+	enum sr_qp_state st = sr_qp_state_get(qp);
+
+	if (qp->type != SR_QPT_RC) {
+		sr_qp_count(qp, SR_CNT_OPCODE_DROP, 1);
+		return;
+	}
+	if (st != SR_QPS_RTS && st != SR_QPS_SQD) {
+		sr_qp_count(qp, SR_CNT_BAD_STATE_DROP, 1);
+		return;
+	}
+	if (!sr_psn_before(psn, qp->req.max_psn)) {
+		sr_qp_count(qp, SR_CNT_GHOST_RESP, 1);  /* never sent */
+		return;
+	}
+	sr_qp_count(qp, SR_CNT_ACK_RCVD, 1);
+	switch (pkt->op->kind) {
+	case SR_KIND_ACK:
+		sr_comp_ack(qp, pkt, psn, sr_aeth_syndrome(aeth));
+		break;
+	case SR_KIND_READ_RESP:
+		if (aeth != NULL &&
+		    (sr_aeth_syndrome(aeth) & SR_AETH_TYPE_MASK) != SR_AETH_ACK) {
+			sr_comp_ack(qp, pkt, psn, sr_aeth_syndrome(aeth));
+			break;
+		}
+		sr_comp_read_resp(qp, pkt, psn);
+		break;
+	case SR_KIND_ATOMIC_ACK:
+		sr_comp_atomic_ack(qp, pkt, psn);
+		break;
+	default:
+		sr_qp_count(qp, SR_CNT_OPCODE_DROP, 1);
+		break;
+	}
+}
+
+unsigned int sr_comp_run(struct sr_qp *qp, uint64_t now)
+{
+	unsigned int n = sr_comp_reap(qp);
+
+	if (qp->type != SR_QPT_RC)
+		return n;
+	if (qp->comp.rnr_until != 0 && now >= qp->comp.rnr_until) {
+		qp->comp.rnr_until = 0;
+		sr_qp_count(qp, SR_CNT_RNR_RETRY, 1);
+		sr_req_rewind(qp);
+		sr_comp_arm_timer(qp, now);
+		n++;
+	}
+	if (qp->comp.deadline != 0 && now >= qp->comp.deadline) {
+		qp->comp.deadline = 0;
+		if (sr_comp_outstanding(qp)) {
+			sr_qp_count(qp, SR_CNT_TIMEOUT, 1);
+			sr_comp_retry(qp, true);
+			n++;
+		}
+	}
+	return n;
+}
+
+uint64_t sr_comp_next_timer(const struct sr_qp *qp, uint64_t now)
+{
+	uint64_t t = UINT64_MAX;
+
+	if (qp->comp.rnr_until != 0)
+		t = qp->comp.rnr_until > now ? qp->comp.rnr_until - now : 0;
+	if (qp->comp.deadline != 0) {
+		uint64_t d = qp->comp.deadline > now ? qp->comp.deadline - now : 0;
+
+		if (d < t)
+			t = d;
+	}
+	return t;
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * transport.h — the three engines of a QP and what they share.
+ *
+ *   req.c   requester: WQEs -> request packets (segmentation, AckReq,
+ *           rd_atomic limit, fence, retransmission position)
+ *   resp.c  responder: request packets -> memory, receive completions,
+ *           ACK/NAK/READ responses (PSN check, duplicates, resources)
+ *   comp.c  completer: responses -> send completions, retry and RNR
+ *           timers, READ reassembly
+ *   tx.c    one place that turns a QP and a packet description into a
+ *           frame through the wire builder
+ *   dma.c   every data access, through the MR engine's lookup
+ *
+ * All of it runs on the engine thread (core/dev.h).
+ */
+#ifndef SR_TRANSPORT_TRANSPORT_H
+#define SR_TRANSPORT_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mr/mr.h"
+#include "wire/psn.h"
+#include "qp/qp_priv.h"
+#include "wire/build.h"
+#include "wire/parse.h"
+
+/* Packets a requester sends before asking for an ACK even mid-message. */
+#define SR_ACKREQ_EVERY   64
+/* PSNs a requester may have unacknowledged before it waits. */
+#define SR_MAX_UNACKED    1024
+
+/* Requester: send up to budget packets.  Returns packets sent. */
+unsigned int sr_req_run(struct sr_qp *qp, unsigned int budget);
+/* Requester: go back to retransmit from comp.psn. */
+void sr_req_rewind(struct sr_qp *qp);
+
+/* Responder: one request packet. */
+void sr_resp_rx(struct sr_qp *qp, const struct sr_pkt *pkt);
+/* Responder: pending READ responses and the coalesced ACK. */
+unsigned int sr_resp_run(struct sr_qp *qp, unsigned int budget);
+/* Responder: resources for max_dest_rd_atomic (slow path). 0 / -ENOMEM. */
+int sr_resp_res_alloc(struct sr_qp *qp, uint32_t n);
+void sr_resp_reset(struct sr_qp *qp);
+
+/* Completer: one response packet (ACK, NAK, READ response, atomic ACK). */
+void sr_comp_rx(struct sr_qp *qp, const struct sr_pkt *pkt);
+/* Completer: timers and completion of WQEs that need no response. */
+unsigned int sr_comp_run(struct sr_qp *qp, uint64_t now);
+/* Completer: nanoseconds to the QP's next timer, UINT64_MAX none. */
+uint64_t sr_comp_next_timer(const struct sr_qp *qp, uint64_t now);
+/* Completer: re-arm the retransmit timer (after sending). */
+void sr_comp_arm_timer(struct sr_qp *qp, uint64_t now);
+
+/* tx.c */
+void sr_tx_prepare(struct sr_qp *qp, struct sr_build *b,
+		   const struct sr_av *av, uint8_t opcode, uint32_t psn);
+/*
+ * Build and send a frame.  payload: where the payload comes from (one of
+ * inline bytes, local SGEs, a remote range); NULL for none.  Returns 0,
+ * -EAGAIN (no TX buffer), or a negative enum sr_mr_err (-SR_MR_E_*) when a
+ * memory access failed (nothing sent).
+ */
+struct sr_tx_src {
+	const uint8_t *bytes;         /* inline / response bytes, or NULL */
+	const struct sr_sge *sge;     /* local SGEs by lkey ... */
+	uint32_t nsge;
+	uint32_t off;                 /* ... starting at this message offset */
+	uint32_t rkey;                /* or a remote range (READ response) */
+	uint64_t va;
+	bool remote;
+};
+
+int sr_tx_send(struct sr_qp *qp, const struct sr_build *b,
+	       const struct sr_tx_src *src, uint32_t len);
+
+/* UDP source port of a QP (rdma_get_udp_sport() of Linux). */
+uint16_t sr_udp_sport(uint32_t flow_label, uint32_t lqpn, uint32_t rqpn);
+
+/* dma.c: copy [off, off + len) of an SGE list from/to buf. */
+enum sr_mr_err sr_dma_gather(struct sr_qp *qp, const struct sr_sge *sge,
+			     uint32_t nsge, uint32_t off, uint8_t *buf,
+			     uint32_t len);
+enum sr_mr_err sr_dma_scatter(struct sr_qp *qp, const struct sr_sge *sge,
+			      uint32_t nsge, uint32_t off, const uint8_t *buf,
+			      uint32_t len);
+/* Check that every SGE is usable with access need (0 local read). */
+enum sr_mr_err sr_dma_check(struct sr_qp *qp, const struct sr_sge *sge,
+			    uint32_t nsge, uint32_t need);
+/* Remote range by rkey. */
+enum sr_mr_err sr_dma_remote(struct sr_qp *qp, uint32_t rkey, uint64_t va,
+			     uint32_t len, uint32_t need, struct sr_mr_ref *ref);
+
+/* The 5-bit RNR timer code (IBTA table 45) in nanoseconds. */
+uint64_t sr_rnr_timer_ns(uint8_t code);
+
+#endif /* SR_TRANSPORT_TRANSPORT_H */

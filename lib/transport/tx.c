@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tx.c — a QP's packets onto the link, through the one wire builder.
+ *
+ * What rxe puts on the wire and sroce copies: UDP checksum 0, IPv4 DF set,
+ * MigReq 0, the QP's P_Key, the UDP source port from the flow label (or
+ * from both QPNs when the label is 0) as rdma_get_udp_sport() does.
+ * Payload goes straight from registered memory into the TX buffer
+ * (sr_build_hdrs, copy, sr_build_finish).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "transport/transport.h"
+
+uint16_t sr_udp_sport(uint32_t flow_label, uint32_t lqpn, uint32_t rqpn)
+{
+	uint32_t fl = flow_label & 0xfffffu;
+
+	if (fl == 0) {
+		uint64_t v = (uint64_t)lqpn * rqpn;
+
+		v ^= v >> 20;
+		v ^= v >> 40;
+		fl = (uint32_t)(v & 0xfffffu);
+	}
+	return (uint16_t)(((fl & 0x3fffu) ^ ((fl & 0xfc000u) >> 14)) | 0xc000u);
+}
+
+void sr_tx_prepare(struct sr_qp *qp, struct sr_build *b,
+		   const struct sr_av *av, uint8_t opcode, uint32_t psn)
+{
+	struct sr_dev *dev = qp->dev;
+	unsigned int gi = av->sgid_index < dev->gid_count ? av->sgid_index : 0;
+
+	memset(b, 0, sizeof(*b));
+	memcpy(b->dmac, av->dmac, 6);
+	memcpy(b->smac, dev->mac, 6);
+	b->vlan = av->vlan;
+	b->vlan_tci = av->vlan_tci;
+	memcpy(b->sgid, dev->gid[gi], 16);
+	memcpy(b->dgid, av->dgid, 16);
+	b->tclass = av->tclass;
+	b->hop_limit = av->hop_limit ? av->hop_limit : 64;
+	b->flow_label = av->flow_label;
+	b->ip_id = dev->ip_id++;
+	b->ip_df = true;
+	b->sport = qp->sport;
+	b->udp_csum = 0;
+	b->opcode = opcode;
+	b->pkey = qp->attr.pkey;
+	b->dqpn = qp->attr.dest_qp_num;
+	b->psn = psn & SR_PSN_MASK;
+}
+
+int sr_tx_send(struct sr_qp *qp, const struct sr_build *b,
+	       const struct sr_tx_src *src, uint32_t len)
+{
+	struct sr_dev *dev = qp->dev;
+	uint32_t flen = sr_build_frame_len(b, len);
+	enum sr_mr_err err = SR_MR_OK;
+	struct sr_pkt pkt;
+	void *cookie;
+	uint8_t *buf;
+	int off;
+
+	buf = dev->ops->tx_alloc(dev->link, flen, &cookie);
+	if (buf == NULL) {
+		sr_qp_count(qp, SR_CNT_TX_NOBUF, 1);
+		return -EAGAIN;
+	}
+	off = sr_build_hdrs(buf, flen, b, len, &pkt);
+	if (off < 0) {
+		dev->ops->tx_abort(dev->link, cookie);
+		return off;
+	}
+	if (len > 0 && src != NULL) {
+		if (src->bytes != NULL) {
+			memcpy(buf + off, src->bytes, len);
+		} else if (src->remote) {
+			struct sr_mr_ref ref;
+
+			err = sr_dma_remote(qp, src->rkey, src->va, len,
+					    SR_ACCESS_REMOTE_READ, &ref);
+			if (err == SR_MR_OK) {
+				sr_mr_copy_from(&ref, src->va, buf + off, len);
+				sr_mr_ref_put(&ref);
+			}
+		} else {
+			err = sr_dma_gather(qp, src->sge, src->nsge, src->off,
+					    buf + off, len);
+		}
+	}
+	if (err != SR_MR_OK) {
+		dev->ops->tx_abort(dev->link, cookie);
+		return -(int)err;
+	}
+	sr_build_finish(buf, &pkt);
+	dev->ops->tx_submit(dev->link, cookie, flen);
+	sr_qp_count(qp, SR_CNT_TX_PKTS, 1);
+	sr_qp_count(qp, SR_CNT_TX_BYTES, len);
+	return 0;
+}
+
+uint64_t sr_rnr_timer_ns(uint8_t code)
+{
+	/* IBTA table 45, in units of 10 us; code 0 is 655.36 ms. */
+	static const uint32_t t10us[32] = {
+		65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128,
+		192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144,
+		8192, 12288, 16384, 24576, 32768, 49152,
+	};
+
+	return (uint64_t)t10us[code & 31] * 10000u;
+}

@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_rc.c — RC end to end on a clean simulated wire: every operation,
+ * segmentation at every MTU, RNR, and what goes on the wire.
+ */
+#include <string.h>
+
+#include "harness.h"
+#include "sr_check.h"
+#include "wire/parse.h"
+
+static void fill(uint8_t *p, uint32_t n, uint32_t seed)
+{
+	for (uint32_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(seed * 131u + i * 7u + (i >> 8));
+}
+
+START_TEST(test_send_sizes)
+{
+	static const uint32_t sizes[] = { 0, 1, 255, 256, 257, 1024, 4096,
+					  4097, 12000 };
+	struct h_pair p;
+	struct h_opts o;
+	struct sr_wc wc[2];
+	unsigned int i;
+
+	h_default_opts(&o, SR_QPT_RC);
+	o.mtu = (enum sr_mtu)(SR_MTU_256 + _i);
+	h_pair_init(&p, &o);
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		uint32_t n = sizes[i];
+
+		fill(p.n[0].buf, n, i);
+		memset(p.n[1].buf + 20000, 0xee, 16000);
+		ck_assert_int_eq(h_post_recv(&p, 1, 100 + i, 20000, 16000), 0);
+		ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, i, 0, n, 0,
+					     SR_SEND_SIGNALED), 0);
+		ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, wc, 1, 100000), 1);
+		ck_assert_int_eq(wc[0].status, SR_WC_SUCCESS);
+		ck_assert_int_eq(wc[0].opcode, SR_WC_OP_SEND);
+		ck_assert_uint_eq(wc[0].wr_id, i);
+		ck_assert_int_eq(h_wait_cq(&p, p.n[1].rcq, wc + 1, 1, 100000), 1);
+		ck_assert_int_eq(wc[1].status, SR_WC_SUCCESS);
+		ck_assert_int_eq(wc[1].opcode, SR_WC_OP_RECV);
+		ck_assert_uint_eq(wc[1].byte_len, n);
+		ck_assert_uint_eq(wc[1].wr_id, 100 + i);
+		ck_assert_mem_eq(p.n[1].buf + 20000, p.n[0].buf, n);
+		ck_assert_uint_eq(p.n[1].buf[20000 + n], 0xee);
+	}
+	h_settle(&p);
+	h_pair_fini(&p);
+}
+END_TEST
+
+START_TEST(test_write_read)
+{
+	struct h_pair p;
+	struct h_opts o;
+	struct sr_wc wc;
+
+	h_default_opts(&o, SR_QPT_RC);
+	h_pair_init(&p, &o);
+	fill(p.n[0].buf, 5000, 3);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_WRITE, 1, 0, 5000, 8192,
+				     SR_SEND_SIGNALED), 0);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 100000), 1);
+	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
+	ck_assert_int_eq(wc.opcode, SR_WC_OP_RDMA_WRITE);
+	ck_assert_mem_eq(p.n[1].buf + 8192, p.n[0].buf, 5000);
+
+	fill(p.n[1].buf + 30000, 7000, 9);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_READ, 2, 40000, 7000,
+				     30000, SR_SEND_SIGNALED), 0);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 100000), 1);
+	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
+	ck_assert_int_eq(wc.opcode, SR_WC_OP_RDMA_READ);
+	ck_assert_uint_eq(wc.byte_len, 7000);
+	ck_assert_mem_eq(p.n[0].buf + 40000, p.n[1].buf + 30000, 7000);
+
+	/* zero-length READ and WRITE */
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_READ, 3, 0, 0, 0,
+				     SR_SEND_SIGNALED), 0);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_WRITE, 4, 0, 0, 0,
+				     SR_SEND_SIGNALED), 0);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 100000), 1);
+	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
+	ck_assert_uint_eq(wc.wr_id, 3);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 100000), 1);
+	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
+	ck_assert_uint_eq(wc.wr_id, 4);
+	h_settle(&p);
+	h_pair_fini(&p);
+}
+END_TEST
+
+START_TEST(test_atomics)
+{
+	struct h_pair p;
+	struct h_opts o;
+	struct sr_wc wc;
+	uint64_t v = 40, got;
+	struct sr_sge sge;
+	struct sr_send_wr wr = { 0 };
+	const struct sr_send_wr *bad;
+
+	h_default_opts(&o, SR_QPT_RC);
+	h_pair_init(&p, &o);
+	memcpy(p.n[1].buf + 64, &v, 8);
+	sge.addr = (uint64_t)(uintptr_t)p.n[0].buf;
+	sge.length = 8;
+	sge.lkey = sr_mr_lkey(p.n[0].mr);
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.send_flags = SR_SEND_SIGNALED;
+	wr.opcode = SR_WR_ATOMIC_FETCH_AND_ADD;
+	wr.wr.atomic.remote_addr = (uint64_t)(uintptr_t)(p.n[1].buf + 64);
+	wr.wr.atomic.rkey = sr_mr_rkey(p.n[1].mr);
+	wr.wr.atomic.compare_add = 2;
+	ck_assert_int_eq(sr_qp_post_send(p.n[0].qp, &wr, &bad), 0);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 100000), 1);
+	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
+	ck_assert_int_eq(wc.opcode, SR_WC_OP_FETCH_ADD);
+	memcpy(&got, p.n[0].buf, 8);
+	ck_assert_uint_eq(got, 40);
+	memcpy(&got, p.n[1].buf + 64, 8);
+	ck_assert_uint_eq(got, 42);
+
+	wr.opcode = SR_WR_ATOMIC_CMP_AND_SWP;
+	wr.wr.atomic.compare_add = 42;
+	wr.wr.atomic.swap = 7;
+	ck_assert_int_eq(sr_qp_post_send(p.n[0].qp, &wr, &bad), 0);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 100000), 1);
+	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
+	ck_assert_int_eq(wc.opcode, SR_WC_OP_COMP_SWAP);
+	memcpy(&got, p.n[0].buf, 8);
+	ck_assert_uint_eq(got, 42);
+	memcpy(&got, p.n[1].buf + 64, 8);
+	ck_assert_uint_eq(got, 7);
+	/* compare fails: memory unchanged, original returned */
+	ck_assert_int_eq(sr_qp_post_send(p.n[0].qp, &wr, &bad), 0);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 100000), 1);
+	memcpy(&got, p.n[0].buf, 8);
+	ck_assert_uint_eq(got, 7);
+	memcpy(&got, p.n[1].buf + 64, 8);
+	ck_assert_uint_eq(got, 7);
+	h_settle(&p);
+	h_pair_fini(&p);
+}
+END_TEST
+
+START_TEST(test_rnr_then_recv)
+{
+	struct h_pair p;
+	struct h_opts o;
+	struct sr_wc wc;
+	uint64_t cnt[SR_CNT_MAX];
+
+	h_default_opts(&o, SR_QPT_RC);
+	h_pair_init(&p, &o);
+	fill(p.n[0].buf, 100, 1);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 100, 0,
+				     SR_SEND_SIGNALED), 0);
+	/* let a few RNR NAKs happen */
+	for (int i = 0; i < 50; i++)
+		sim_step(p.net);
+	ck_assert_int_eq(sr_cq_poll(p.n[0].scq, 1, &wc), 0);
+	ck_assert_int_eq(h_post_recv(&p, 1, 9, 1000, 100), 0);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 100000), 1);
+	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[1].rcq, &wc, 1, 100000), 1);
+	ck_assert_mem_eq(p.n[1].buf + 1000, p.n[0].buf, 100);
+	sr_qp_counters(p.n[1].qp, cnt);
+	ck_assert_uint_gt(cnt[SR_CNT_RNR_NAK_SENT], 0);
+	sr_qp_counters(p.n[0].qp, cnt);
+	ck_assert_uint_gt(cnt[SR_CNT_RNR_NAK_RCVD], 0);
+	h_settle(&p);
+	h_pair_fini(&p);
+}
+END_TEST
+
+START_TEST(test_rnr_retry_exhausted)
+{
+	struct h_pair p;
+	struct h_opts o;
+	struct sr_wc wc;
+
+	h_default_opts(&o, SR_QPT_RC);
+	o.rnr_retry = 2;
+	h_pair_init(&p, &o);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 10, 0,
+				     SR_SEND_SIGNALED), 0);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 2, 0, 10, 0, 0), 0);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 100000), 1);
+	ck_assert_int_eq(wc.status, SR_WC_RNR_RETRY_EXC_ERR);
+	ck_assert_uint_eq(wc.wr_id, 1);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 100000), 1);
+	ck_assert_int_eq(wc.status, SR_WC_WR_FLUSH_ERR);
+	ck_assert_uint_eq(wc.wr_id, 2);
+	ck_assert_int_eq(sr_qp_state(p.n[0].qp), SR_QPS_ERR);
+	h_settle(&p);
+	h_pair_fini(&p);
+}
+END_TEST
+
+/* ---- what goes on the wire ---- */
+
+struct wire_log {
+	int n;
+	uint8_t op[64];
+	uint32_t plen[64];
+	bool ackreq[64];
+	uint16_t sport[64];
+	uint16_t csum[64];
+	uint8_t flags[64];
+	uint16_t pkey[64];
+	uint8_t syn[64];
+	uint32_t msn[64];
+	uint32_t psn[64];
+	int from[64];
+};
+
+static bool log_tap(void *ctx, int from, uint8_t *frame, uint32_t *len)
+{
+	struct wire_log *l = ctx;
+	struct sr_pkt pkt;
+	const struct sr_aeth *a;
+
+	ck_assert_int_eq(sr_parse_eth(frame, *len, 0, &pkt), SR_PARSE_OK);
+	if (l->n < 64) {
+		int i = l->n++;
+
+		l->from[i] = from;
+		l->op[i] = pkt.opcode;
+		l->plen[i] = pkt.payload_len;
+		l->ackreq[i] = sr_bth_ackreq(sr_pkt_bth(&pkt));
+		l->sport[i] = sr_get_be16(sr_pkt_udp(&pkt)->sport);
+		l->csum[i] = sr_get_be16(sr_pkt_udp(&pkt)->csum);
+		l->flags[i] = sr_pkt_bth(&pkt)->se_m_pad_tver & 0x4f;
+		l->pkey[i] = sr_bth_pkey(sr_pkt_bth(&pkt));
+		l->psn[i] = sr_bth_psn(sr_pkt_bth(&pkt));
+		a = sr_pkt_ext(&pkt, SR_EXT_AETH);
+		l->syn[i] = a ? sr_aeth_syndrome(a) : 0;
+		l->msn[i] = a ? sr_aeth_msn(a) : 0;
+	}
+	return true;
+}
+
+START_TEST(test_wire_format)
+{
+	struct h_pair p;
+	struct h_opts o;
+	struct sr_wc wc;
+	struct wire_log l = { 0 };
+	int i;
+
+	h_default_opts(&o, SR_QPT_RC);
+	o.mtu = SR_MTU_1024;
+	h_pair_init(&p, &o);
+	sim_set_tap(p.net, log_tap, &l);
+	ck_assert_int_eq(h_post_recv(&p, 1, 1, 0, 8192), 0);
+	ck_assert_int_eq(h_post_recv(&p, 1, 2, 0, 8192), 0);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 4096, 0, 0), 0);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 2, 0, 4096, 0,
+				     SR_SEND_SIGNALED), 0);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 100000), 1);
+	h_settle(&p);
+	/* 8 request packets; the ACKs coalesce to 1 or 2 */
+	int req = 0, ack = 0;
+
+	for (i = 0; i < l.n; i++) {
+		ck_assert_uint_eq(l.csum[i], 0);          /* UDP checksum 0 */
+		ck_assert_uint_eq(l.flags[i], 0);         /* MigReq 0, TVer 0 */
+		ck_assert_uint_eq(l.pkey[i], 0xffff);
+		ck_assert_uint_eq(l.sport[i] & 0xc000, 0xc000);
+		if (l.from[i] == 0) {
+			static const uint8_t want[4] = {
+				SR_OPCODE(RC, SEND_FIRST), SR_OPCODE(RC, SEND_MIDDLE),
+				SR_OPCODE(RC, SEND_MIDDLE), SR_OPCODE(RC, SEND_LAST),
+			};
+			ck_assert_uint_eq(l.op[i], want[req % 4]);
+			ck_assert_uint_eq(l.plen[i], 1024);
+			ck_assert_int_eq(l.ackreq[i], req % 4 == 3);
+			ck_assert_uint_eq(l.psn[i], (o.psn0 + (uint32_t)req) & 0xffffff);
+			req++;
+		} else {
+			ck_assert_uint_eq(l.op[i], SR_OPCODE(RC, ACKNOWLEDGE));
+			ck_assert_uint_eq(l.syn[i], 0x1f);
+			ack++;
+			/* the last ACK: PSN of the last packet, MSN 2 */
+			if (i == l.n - 1) {
+				ck_assert_uint_eq(l.msn[i], 2);
+				ck_assert_uint_eq(l.psn[i], (o.psn0 + 7) & 0xffffff);
+			}
+		}
+	}
+	ck_assert_int_eq(req, 8);
+	ck_assert_int_ge(ack, 1);
+	ck_assert_int_le(ack, 2);
+	/* rxe's UDP source port for these QPNs */
+	{
+		uint32_t a = sr_qp_num(p.n[0].qp), b = sr_qp_num(p.n[1].qp);
+		uint64_t v = (uint64_t)a * b;
+		uint32_t fl;
+
+		v ^= v >> 20;
+		v ^= v >> 40;
+		fl = (uint32_t)(v & 0xfffff);
+		ck_assert_uint_eq(l.sport[0],
+				  ((fl & 0x3fff) ^ ((fl & 0xfc000) >> 14)) | 0xc000);
+	}
+	h_pair_fini(&p);
+}
+END_TEST
+
+static Suite *rc_suite(void)
+{
+	Suite *s = suite_create("transport_rc");
+	TCase *tc = tcase_create("rc");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, test_send_sizes, 0, 5);
+	tcase_add_test(tc, test_write_read);
+	tcase_add_test(tc, test_atomics);
+	tcase_add_test(tc, test_rnr_then_recv);
+	tcase_add_test(tc, test_rnr_retry_exhausted);
+	tcase_add_test(tc, test_wire_format);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+SR_CHECK_MAIN(rc_suite)
