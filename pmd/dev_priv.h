@@ -58,6 +58,8 @@ struct sr_pmd_dev {
 	struct rte_mempool *pool;
 	uint32_t mtu, path_mtu, max_frame;
 	bool tx_ip_cksum, tx_udp_cksum, tx_multi_seg;
+	bool memif_client;            /* reconnects itself (port.c) */
+	uint64_t link_check_ns, link_down_since_ns;
 
 	struct sr_pmd_addr addr;
 	struct sr_gid_table gids;
@@ -102,6 +104,7 @@ int sr_eal_init(const struct sr_pmd_config *cfg, char *err, size_t errlen);
 int sr_port_setup(struct sr_pmd_dev *dev, char *err, size_t errlen);
 void sr_port_teardown(struct sr_pmd_dev *dev);
 bool sr_port_link_up(const struct sr_pmd_dev *dev);
+void sr_port_keepalive(struct sr_pmd_dev *dev, uint64_t now_ns);
 
 /* rxtx.c: one receive burst, transmit flush, drain of held frames. */
 uint32_t sr_rxtx_rx(struct sr_pmd_dev *dev);

@@ -187,6 +187,8 @@ int sr_pmd_progress(struct sr_pmd_dev *dev)
 	now = sr_dev_now_ns(dev);
 	if ((int64_t)(now - dev->neigh_next_ns) >= 0)
 		sr_dev_neigh_tick(dev, now);
+	if ((int64_t)(now - dev->link_check_ns) >= 0)
+		sr_port_keepalive(dev, now);
 	work += sr_rxtx_flush(dev);
 	if (work == 0 && dev->cap)
 		sr_capture_flush(dev->cap);

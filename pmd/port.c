@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_dev.h>
 #include <rte_errno.h>
@@ -16,6 +17,9 @@
 
 #define SR_PORT_MBUF_CACHE 256
 #define SR_PORT_MIN_ROOM 2048
+#define SR_PORT_CLIENT_WAIT_MS 15000
+#define SR_PORT_KEEPALIVE_NS (250ull * 1000 * 1000)
+#define SR_PORT_RECONNECT_NS (1000ull * 1000 * 1000)
 
 /* The device name of the port key: a vdev name before ',' or a PCI address. */
 static void sr_port_name(const char *port, char *name, size_t len)
@@ -175,6 +179,54 @@ static void sr_port_mac(struct sr_pmd_dev *dev)
 	rte_eth_allmulticast_enable(dev->port_id);
 }
 
+/*
+ * Start the port.  A memif client cannot start before its server has made
+ * the socket, so it retries for SR_PORT_CLIENT_WAIT_MS: two processes may
+ * start in either order.
+ */
+static int sr_port_start(struct sr_pmd_dev *dev,
+			 const struct rte_eth_dev_info *info)
+{
+	const struct timespec nap = { .tv_nsec = 50 * 1000 * 1000 };
+	int rc;
+
+	dev->memif_client = strcmp(info->driver_name, "net_memif") == 0 &&
+			    strstr(dev->cfg.port, "role=client") != NULL;
+	for (uint32_t waited = 0;; waited += 50) {
+		rc = rte_eth_dev_start(dev->port_id);
+		if (rc == 0 || !dev->memif_client ||
+		    waited >= SR_PORT_CLIENT_WAIT_MS)
+			return rc;
+		nanosleep(&nap, NULL);
+	}
+}
+
+/*
+ * A memif client does not reconnect by itself: when its server went away
+ * or refused an early connection, restart the port (once per call).
+ */
+void sr_port_keepalive(struct sr_pmd_dev *dev, uint64_t now_ns)
+{
+	dev->link_check_ns = now_ns + SR_PORT_KEEPALIVE_NS;
+	if (!dev->memif_client)
+		return;
+	if (sr_port_link_up(dev)) {
+		dev->link_down_since_ns = 0;
+		return;
+	}
+	if (dev->link_down_since_ns == 0) {
+		dev->link_down_since_ns = now_ns;
+		return;
+	}
+	if (now_ns - dev->link_down_since_ns < SR_PORT_RECONNECT_NS)
+		return;
+	dev->link_down_since_ns = 0;
+	rte_eth_dev_stop(dev->port_id);
+	if (rte_eth_dev_start(dev->port_id) != 0)
+		dev->link_down_since_ns = now_ns;   /* try again later */
+	sr_stats_add(dev->stats, SR_CTR_LINK_DOWNED, 1);
+}
+
 int sr_port_setup(struct sr_pmd_dev *dev, char *err, size_t errlen)
 {
 	struct rte_eth_dev_info info;
@@ -207,7 +259,7 @@ int sr_port_setup(struct sr_pmd_dev *dev, char *err, size_t errlen)
 		dev->mtu = mtu;
 	dev->path_mtu = sr_pmd_path_mtu(dev->mtu);
 	sr_port_mac(dev);
-	rc = rte_eth_dev_start(dev->port_id);
+	rc = sr_port_start(dev, &info);
 	if (rc) {
 		snprintf(err, errlen, "port '%s': start failed (%s)",
 			 dev->dev_name, rte_strerror(-rc));

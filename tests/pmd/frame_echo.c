@@ -5,7 +5,7 @@
  * ARP, sends N frames with sequence numbers and a payload pattern, and
  * checks them back: each once, intact.
  *
- *   frame_echo echo [--timeout-ms T]
+ *   frame_echo echo [--resolve IP ...] [--timeout-ms T]
  *   frame_echo send --peer A.B.C.D [--count N] [--size BYTES]
  *                   [--min-ratio R] [--timeout-ms T]
  *
@@ -51,27 +51,38 @@ static uint8_t fe_pattern(uint32_t seq, uint32_t i)
 	return (uint8_t)(seq * 7 + i);
 }
 
-/* Echo: swap addresses and send the frame straight back. */
+/*
+ * Echo: swap the Ethernet and IP addresses and send the frame straight
+ * back.  The UDP checksum is zeroed: legal over IPv4, and over IPv6 the
+ * link fills it in (a kernel peer's frames may carry a partial one).
+ */
 static void fe_echo(struct fe *fe, const uint8_t *frame, uint32_t len)
 {
-	const uint8_t *udp = frame + FE_HDR - SR_UDP_HLEN;
+	uint32_t alen = 4, src = 12;
+	struct sr_frame f;
 	void *cookie;
 	uint8_t *b;
 
-	if (len >= FE_HDR + SR_BTH_LEN + 4 &&
-	    sr_get_be32(udp + SR_UDP_HLEN + SR_BTH_LEN) == FE_BYE) {
+	if (!sr_frame_layout(frame, len, &f) || f.l4 == 0)
+		return;
+	if (len >= f.l4 + SR_UDP_HLEN + SR_BTH_LEN + 4u &&
+	    sr_get_be32(frame + f.l4 + SR_UDP_HLEN + SR_BTH_LEN) == FE_BYE) {
 		fe->bye = true;
 		return;
 	}
 	b = fe->ops->tx_alloc(sr_pmd_link(fe->dev), len, &cookie);
 	if (b == NULL)
 		return;
+	memcpy(b, frame, len);
 	memcpy(b, frame + 6, 6);
 	memcpy(b + 6, frame, 6);
-	memcpy(b + 12, frame + 12, 2);
-	memcpy(b + 14, frame + 14, len - 14);
-	memcpy(b + 14 + 12, frame + 14 + 16, 4);   /* IPv4 src <-> dst */
-	memcpy(b + 14 + 16, frame + 14 + 12, 4);
+	if (f.ip_version == 6) {
+		alen = 16;
+		src = 8;
+	}
+	memcpy(b + f.l3 + src, frame + f.l3 + src + alen, alen);
+	memcpy(b + f.l3 + src + alen, frame + f.l3 + src, alen);
+	sr_put_be16(b + f.l4 + 6, 0);
 	fe->ops->tx_submit(sr_pmd_link(fe->dev), cookie, len);
 	fe->echoed++;
 }
@@ -153,6 +164,50 @@ static int fe_resolve(struct fe *fe, const uint8_t ip4[4], uint8_t mac[6],
 	return rc;
 }
 
+/* An IPv4 (as ::ffff:a.b.c.d) or IPv6 address. */
+static int fe_parse_ip(const char *s, uint8_t ip[16])
+{
+	uint8_t v4[4];
+
+	if (inet_pton(AF_INET, s, v4) == 1) {
+		sr_gid_from_ipv4(ip, v4);
+		return 0;
+	}
+	return inet_pton(AF_INET6, s, ip) == 1 ? 0 : -EINVAL;
+}
+
+/* Resolve a neighbour with ARP / ND and print its MAC. */
+static int fe_resolve_ip(struct fe *fe, const uint8_t ip[16],
+			 uint64_t deadline)
+{
+	char text[INET6_ADDRSTRLEN];
+	uint8_t mac[6];
+	int rc;
+
+	if (sr_gid_is_ipv4(ip))
+		inet_ntop(AF_INET, ip + 12, text, sizeof(text));
+	else
+		inet_ntop(AF_INET6, ip, text, sizeof(text));
+	while ((rc = sr_pmd_resolve(fe->dev, ip, mac)) == -EAGAIN ||
+	       rc == -EHOSTUNREACH) {
+		if (sr_pmd_now_ns(fe->dev) > deadline)
+			break;
+		for (int i = 0; i < 100; i++) {
+			sr_pmd_progress(fe->dev);
+			fe_nap();
+		}
+	}
+	if (rc) {
+		fprintf(stderr, "frame_echo: %s did not resolve (%s)\n", text,
+			strerror(-rc));
+		return 1;
+	}
+	printf("frame_echo: resolved %s at %02x:%02x:%02x:%02x:%02x:%02x\n",
+	       text, mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+	fflush(stdout);
+	return 0;
+}
+
 static void fe_counters(struct sr_pmd_dev *dev)
 {
 	const struct sr_stats_shm *s = sr_pmd_stats(dev);
@@ -232,12 +287,14 @@ int main(int argc, char **argv)
 		{ "size", required_argument, NULL, 's' },
 		{ "min-ratio", required_argument, NULL, 'r' },
 		{ "timeout-ms", required_argument, NULL, 't' },
+		{ "resolve", required_argument, NULL, 'R' },
 		{ 0 },
 	};
 	struct fe fe = { .count = 1000, .size = 128 };
 	uint32_t timeout_ms = 20000;
 	double min_ratio = 1.0;
-	uint8_t peer[4] = { 0 };
+	uint8_t peer[4] = { 0 }, resolve[4][16];
+	uint32_t n_resolve = 0;
 	uint64_t deadline;
 	int c, rc;
 
@@ -260,6 +317,13 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			timeout_ms = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'R':
+			if (n_resolve == 4 || fe_parse_ip(optarg, resolve[n_resolve])) {
+				fprintf(stderr, "frame_echo: bad --resolve\n");
+				return 2;
+			}
+			n_resolve++;
 			break;
 		default:
 			return 2;
@@ -291,6 +355,11 @@ int main(int argc, char **argv)
 			fe.size, sr_pmd_mtu(fe.dev));
 		rc = 1;
 		goto out;
+	}
+	for (uint32_t i = 0; i < n_resolve; i++) {
+		rc = fe_resolve_ip(&fe, resolve[i], deadline);
+		if (rc)
+			goto out;
 	}
 	rc = fe.echo ? fe_run_echo(&fe, deadline) :
 		       fe_run_send(&fe, peer, min_ratio, deadline);
