@@ -194,6 +194,11 @@ static void sr_comp_retry(struct sr_qp *qp, bool count_retry)
 
 	if (w == NULL)
 		return;
+	/* a NAK or gap for what is already being sent again: nothing new */
+	if (count_retry && qp->comp.rewound && qp->comp.rewind_psn == qp->comp.psn)
+		return;
+	qp->comp.rewound = true;
+	qp->comp.rewind_psn = qp->comp.psn;
 	if (count_retry) {
 		if (qp->comp.retry_left == 0) {
 			sr_qp_count(qp, SR_CNT_RETRY_EXC, 1);
@@ -263,6 +268,8 @@ static void sr_comp_ack(struct sr_qp *qp, const struct sr_pkt *pkt,
 		return;
 	case SR_AETH_NAK:
 		if (SR_AETH_VALUE(syn) == SR_NAK_PSN_SEQ_ERR) {
+			uint32_t before = qp->comp.psn;
+
 			sr_qp_count(qp, SR_CNT_SEQ_NAK_RCVD, 1);
 			if (sr_comp_ack_upto(qp, psn, false) == NULL &&
 			    sr_psn_before(qp->comp.psn, psn)) {
@@ -270,6 +277,9 @@ static void sr_comp_ack(struct sr_qp *qp, const struct sr_pkt *pkt,
 				if (w != NULL && !w->rd_atomic)
 					qp->comp.psn = psn;
 			}
+			/* the NAK acknowledges what precedes it: progress */
+			if (qp->comp.psn != before)
+				qp->comp.retry_left = qp->attr.retry_cnt;
 			sr_comp_retry(qp, true);
 			return;
 		}
@@ -461,6 +471,7 @@ unsigned int sr_comp_run(struct sr_qp *qp, uint64_t now)
 		qp->comp.deadline = 0;
 		if (sr_comp_outstanding(qp)) {
 			sr_qp_count(qp, SR_CNT_TIMEOUT, 1);
+			qp->comp.rewound = false;
 			sr_comp_retry(qp, true);
 			n++;
 		}

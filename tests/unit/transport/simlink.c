@@ -30,6 +30,7 @@ struct sim_net {
 	sim_tap_fn tap;
 	void *tap_ctx;
 	struct sim_stats st;
+	uint64_t last_at[2];     /* in-order delivery per direction */
 };
 
 uint64_t sim_rand(struct sim_net *n)
@@ -153,9 +154,13 @@ static void sim_enqueue(struct sim_net *n, int from, uint8_t *data,
 	}
 	f.at = n->now + c->delay_ns +
 	       (c->jitter_ns ? sim_rand(n) % c->jitter_ns : 0);
+	if (f.at < n->last_at[from])
+		f.at = n->last_at[from];     /* jitter never reorders */
 	if (sim_chance(n, c->reorder_ppm)) {
 		f.at += c->reorder_ns ? c->reorder_ns : 1 + c->delay_ns * 4;
 		n->st.reordered++;
+	} else {
+		n->last_at[from] = f.at;
 	}
 	f.seq = n->seq++;
 	if (sim_chance(n, c->dup_ppm)) {
@@ -284,9 +289,11 @@ bool sim_step(struct sim_net *n)
 	}
 	for (i = 0; i < 2; i++)
 		if (n->dev[i] != NULL)
-			work += sr_dev_poll(n->dev[i], 64);
-	if (work > 0)
+			work += sr_dev_poll(n->dev[i], n->cfg.budget ? n->cfg.budget : 16);
+	if (work > 0) {
+		n->now += n->cfg.step_ns ? n->cfg.step_ns : 200;
 		return true;
+	}
 	if (n->nheap > 0)
 		next = n->heap[0].at;
 	for (i = 0; i < 2; i++) {

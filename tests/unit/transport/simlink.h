@@ -30,6 +30,8 @@ struct sim_cfg {
 	uint64_t delay_ns;      /* base one-way delay */
 	uint64_t jitter_ns;     /* uniform extra delay */
 	uint64_t reorder_ns;    /* extra delay of a reordered frame */
+	uint64_t step_ns;       /* clock advance per busy step (0: 200) */
+	uint32_t budget;        /* packets per poll (0: 16) */
 };
 
 struct sim_net;
