@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * channel.c — completion channels: an eventfd per channel (the pollable
+ * ibv_comp_channel.fd) and a FIFO of the CQs whose notification fired.
+ *
+ * ibv_req_notify_cq arms the transport CQ (sr_cq_req_notify) and counts a
+ * waiter for the helper thread (progress.c); when the armed CQ gets a
+ * completion (or only a solicited one) the transport calls
+ * sr_ibv_cq_notify on the engine thread, which queues the CQ on its
+ * channel and signals the eventfd; ibv_get_cq_event reads one event.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "pmd.h"
+#include "qp/cq.h"
+#include "shim.h"
+
+#define SR_FD_WAIT_HELPER_MS 100
+#define SR_FD_WAIT_IDLE_SPIN 1024
+
+static struct sr_ibv_channel *sr_ch_of(struct ibv_comp_channel *ch)
+{
+	return sr_container_of(ch, struct sr_ibv_channel, ch);
+}
+
+int sr_ibv_fd_wait(struct sr_ibv_rt *rt, int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	unsigned int idle = 0;
+	int flags = fcntl(fd, F_GETFL), n, timeout;
+
+	if (flags < 0)
+		return -1;
+	if (flags & O_NONBLOCK)
+		return 0;                 /* read() answers EAGAIN itself */
+	for (;;) {
+		bool inline_mode = rt->pmd &&
+				   rt->cfg.mode == SR_PMD_MODE_INLINE;
+		bool helper = atomic_load(&rt->waiters) > 0;
+
+		if (!inline_mode || helper) {
+			timeout = SR_FD_WAIT_HELPER_MS;
+		} else {
+			idle = sr_pmd_progress(rt->pmd) > 0 ? 0 : idle + 1;
+			timeout = idle > SR_FD_WAIT_IDLE_SPIN ? 1 : 0;
+		}
+		n = poll(&p, 1, timeout);
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return -1;
+	}
+}
+
+struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
+{
+	struct sr_ibv_channel *c;
+
+	if (context == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (c == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	c->ch.fd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
+	if (c->ch.fd < 0) {
+		free(c);
+		return NULL;
+	}
+	c->ch.context = context;
+	pthread_mutex_init(&c->lock, NULL);
+	return &c->ch;
+}
+
+int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
+{
+	struct sr_ibv_channel *c;
+
+	if (channel == NULL)
+		return EINVAL;
+	c = sr_ch_of(channel);
+	if (channel->refcnt)
+		return EBUSY;
+	close(channel->fd);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+	return 0;
+}
+
+/* Engine thread: the armed CQ got its completion. */
+void sr_ibv_cq_notify(struct sr_cq *cq, void *arg)
+{
+	struct sr_ibv_cq *w = arg;
+	struct ibv_comp_channel *ch = w->ibcq.channel;
+	struct sr_ibv_channel *c;
+	uint64_t one = 1;
+
+	(void)cq;
+	if (atomic_exchange(&w->armed, false))
+		sr_ibv_waiter_del(w->rt);
+	if (ch == NULL)
+		return;
+	c = sr_ch_of(ch);
+	pthread_mutex_lock(&c->lock);
+	w->ev_pending++;
+	if (!w->ev_queued) {
+		w->ev_queued = true;
+		w->ev_next = NULL;
+		if (c->tail)
+			c->tail->ev_next = w;
+		else
+			c->head = w;
+		c->tail = w;
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (write(ch->fd, &one, sizeof(one)) < 0) {
+		/* cannot overflow */
+	}
+}
+
+/* Drop a CQ's pending events from its channel (destroy). */
+void sr_ibv_channel_forget(struct sr_ibv_cq *w)
+{
+	struct sr_ibv_channel *c;
+	struct sr_ibv_cq **pp;
+	uint64_t n;
+
+	if (w->ibcq.channel == NULL)
+		return;
+	c = sr_ch_of(w->ibcq.channel);
+	pthread_mutex_lock(&c->lock);
+	if (w->ev_queued) {
+		for (pp = &c->head; *pp; pp = &(*pp)->ev_next) {
+			if (*pp != w)
+				continue;
+			*pp = w->ev_next;
+			break;
+		}
+		c->tail = NULL;
+		for (struct sr_ibv_cq *i = c->head; i; i = i->ev_next)
+			c->tail = i;
+		/* take the eventfd counts back, without blocking */
+		for (unsigned int i = 0; i < w->ev_pending; i++) {
+			int fl = fcntl(c->ch.fd, F_GETFL);
+
+			fcntl(c->ch.fd, F_SETFL, fl | O_NONBLOCK);
+			if (read(c->ch.fd, &n, sizeof(n)) < 0) {
+				/* already consumed */
+			}
+			fcntl(c->ch.fd, F_SETFL, fl);
+		}
+		w->ev_queued = false;
+		w->ev_pending = 0;
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
+		     void **cq_context)
+{
+	struct sr_ibv_channel *c;
+	struct sr_ibv_cq *w;
+	uint64_t n;
+
+	if (channel == NULL || cq == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	c = sr_ch_of(channel);
+	if (sr_ibv_fd_wait(sr_ctx(channel->context)->rt, channel->fd))
+		return -1;
+	if (read(channel->fd, &n, sizeof(n)) != sizeof(n))
+		return -1;
+	pthread_mutex_lock(&c->lock);
+	w = c->head;
+	if (w == NULL) {
+		pthread_mutex_unlock(&c->lock);
+		errno = EAGAIN;
+		return -1;
+	}
+	if (--w->ev_pending == 0) {
+		c->head = w->ev_next;
+		if (c->head == NULL)
+			c->tail = NULL;
+		w->ev_queued = false;
+	}
+	pthread_mutex_unlock(&c->lock);
+	*cq = ibv_cq_ex_to_cq(&w->ibcq);
+	if (cq_context)
+		*cq_context = w->ibcq.cq_context;
+	return 0;
+}
+
+void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
+{
+	if (cq == NULL)
+		return;
+	pthread_mutex_lock(&cq->mutex);
+	cq->comp_events_completed += nevents;
+	pthread_cond_broadcast(&cq->cond);
+	pthread_mutex_unlock(&cq->mutex);
+}
+
+int sr_ibv_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	struct sr_ibv_cq *w = sr_cq_of(cq);
+	int rc;
+
+	if (cq->channel && !atomic_exchange(&w->armed, true)) {
+		rc = sr_ibv_waiter_add(w->rt);
+		if (rc) {
+			atomic_store(&w->armed, false);
+			return sr_ibv_err(rc);
+		}
+	}
+	rc = sr_cq_req_notify(w->cq, solicited_only != 0);
+	return sr_ibv_err(rc);
+}

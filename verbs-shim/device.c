@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * device.c — the device list, device runtimes, ibv_open_device and
+ * ibv_close_device, and the import/export verbs (not supported).
+ *
+ * Devices come from SROCE_CONFIG: one configuration file (pmd/CONFIG.md)
+ * per device, several separated by ':', named sroce0, sroce1, ... in that
+ * order; with SROCE_CONFIG unset, one device on the default virtual link.
+ * Listing reads nothing and starts nothing.  Opening loads the
+ * configuration and builds the GID table and the MR engine; the EAL and
+ * the port come up at the first CQ, QP or SRQ (sr_ibv_rt_up), unless the
+ * MAC is known only from the port.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "core/dev.h"
+#include "pmd.h"
+#include "shim.h"
+
+static struct sr_ibv_dev sr_devs[SR_IBV_DEV_MAX];
+static unsigned int sr_ndevs;
+static pthread_once_t sr_devs_once = PTHREAD_ONCE_INIT;
+/* Serialises the SROCE_CONFIG swap of sr_ibv_cfg_load (several devices). */
+static pthread_mutex_t sr_env_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void sr_ibv_dev_init(struct sr_ibv_dev *d, unsigned int index,
+			    const char *path, size_t pathlen)
+{
+	struct ibv_device *ib = &d->ibdev;
+
+	d->index = index;
+	if (pathlen >= sizeof(d->config_path))
+		pathlen = sizeof(d->config_path) - 1;
+	memcpy(d->config_path, path, pathlen);
+	d->config_path[pathlen] = '\0';
+	ib->node_type = IBV_NODE_CA;
+	ib->transport_type = IBV_TRANSPORT_IB;
+	snprintf(ib->name, sizeof(ib->name), "sroce%u", index);
+	snprintf(ib->dev_name, sizeof(ib->dev_name), "sroce%u", index);
+	snprintf(ib->dev_path, sizeof(ib->dev_path),
+		 "/sys/class/infiniband_verbs/sroce%u", index);
+	snprintf(ib->ibdev_path, sizeof(ib->ibdev_path),
+		 "/sys/class/infiniband/sroce%u", index);
+	pthread_mutex_init(&d->rt.lock, NULL);
+	pthread_mutex_init(&d->rt.wait_lock, NULL);
+	pthread_mutex_init(&d->rt.map_lock, NULL);
+	pthread_cond_init(&d->rt.wait_cond, NULL);
+	d->rt.lock_fd = -1;
+}
+
+static void sr_ibv_devs_build(void)
+{
+	const char *env = getenv("SROCE_CONFIG");
+	const char *p, *end;
+
+	if (env == NULL || *env == '\0') {
+		sr_ibv_dev_init(&sr_devs[0], 0, "", 0);
+		sr_ndevs = 1;
+		return;
+	}
+	for (p = env; *p && sr_ndevs < SR_IBV_DEV_MAX; p = *end ? end + 1 : end) {
+		end = strchr(p, ':');
+		if (end == NULL)
+			end = p + strlen(p);
+		if (end > p) {
+			sr_ibv_dev_init(&sr_devs[sr_ndevs], sr_ndevs, p,
+					(size_t)(end - p));
+			sr_ndevs++;
+		}
+	}
+}
+
+struct sr_ibv_dev *sr_ibv_dev_of(struct ibv_device *ibdev)
+{
+	return sr_container_of(ibdev, struct sr_ibv_dev, ibdev);
+}
+
+struct ibv_device **ibv_get_device_list(int *num_devices)
+{
+	struct ibv_device **list;
+
+	pthread_once(&sr_devs_once, sr_ibv_devs_build);
+	list = calloc(sr_ndevs + 1, sizeof(*list));
+	if (list == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (unsigned int i = 0; i < sr_ndevs; i++)
+		list[i] = &sr_devs[i].ibdev;
+	if (num_devices)
+		*num_devices = (int)sr_ndevs;
+	return list;
+}
+
+void ibv_free_device_list(struct ibv_device **list)
+{
+	free(list);
+}
+
+const char *ibv_get_device_name(struct ibv_device *device)
+{
+	return device ? device->name : NULL;
+}
+
+int ibv_get_device_index(struct ibv_device *device)
+{
+	return device ? (int)sr_ibv_dev_of(device)->index : -1;
+}
+
+/* Node GUID: the modified EUI-64 of the MAC, as RoCE devices report it. */
+static __be64 sr_ibv_guid(const uint8_t mac[6])
+{
+	uint8_t g[8] = { mac[0] ^ 2, mac[1], mac[2], 0xff, 0xfe,
+			 mac[3], mac[4], mac[5] };
+	__be64 v;
+
+	memcpy(&v, g, sizeof(v));
+	return v;
+}
+
+__be64 ibv_get_device_guid(struct ibv_device *device)
+{
+	struct sr_ibv_dev *d = sr_ibv_dev_of(device);
+	__be64 guid = 0;
+
+	if (sr_ibv_rt_get(d) == 0) {
+		guid = sr_ibv_guid(d->rt.mac);
+		sr_ibv_rt_put(d);
+	}
+	return guid;
+}
+
+/* ---- runtime ---- */
+
+/*
+ * Load the device's configuration.  pmd/ reads SROCE_CONFIG itself; with
+ * several devices it is pointed at this device's file for the call.
+ * WORKAROUND until pmd/ offers a load from a given path.
+ */
+static int sr_ibv_cfg_load(struct sr_ibv_dev *d, char *err, size_t errlen)
+{
+	struct sr_ibv_rt *rt = &d->rt;
+	char *saved = NULL;
+	int rc;
+
+	if (sr_ndevs <= 1)
+		return sr_pmd_config_load(&rt->cfg, &rt->lock_fd, err, errlen);
+	pthread_mutex_lock(&sr_env_lock);
+	saved = strdup(getenv("SROCE_CONFIG"));
+	setenv("SROCE_CONFIG", d->config_path, 1);
+	rc = sr_pmd_config_load(&rt->cfg, &rt->lock_fd, err, errlen);
+	if (saved)
+		setenv("SROCE_CONFIG", saved, 1);
+	pthread_mutex_unlock(&sr_env_lock);
+	free(saved);
+	return rc;
+}
+
+static int sr_ibv_dev_poll(void *arg)
+{
+	return (int)sr_dev_poll(arg, 64);
+}
+
+int sr_ibv_rt_up(struct sr_ibv_rt *rt)
+{
+	char err[SR_CONFIG_ERR_MAX] = "";
+	struct sr_dev_config dc = { 0 };
+	int rc = 0;
+
+	pthread_mutex_lock(&rt->lock);
+	if (rt->pmd == NULL) {
+		rc = sr_pmd_dev_create(&rt->cfg, rt->lock_fd, &rt->pmd, err,
+				       sizeof(err));
+		if (rc) {
+			fprintf(stderr, "sroce: %s\n", err);
+			goto out_unlock;
+		}
+		rt->lock_fd = -1;            /* the pmd device owns it now */
+	}
+	if (rt->dev == NULL && rt->mr != NULL) {
+		dc.link_ops = sr_pmd_link_ops();
+		dc.link = sr_pmd_link(rt->pmd);
+		dc.mr = rt->mr;
+		sr_pmd_mac(rt->pmd, dc.mac);
+		for (unsigned int i = 0; i < rt->gids.n && i < SR_GID_TABLE_LEN;
+		     i++) {
+			memcpy(dc.gid[i], rt->gids.entry[i].gid, 16);
+			dc.gid_count = i + 1;
+		}
+		dc.async_cb = sr_ibv_async_cb;
+		dc.async_ctx = rt;
+		rt->dev = sr_dev_create(&dc);
+		if (rt->dev == NULL) {
+			rc = -ENOMEM;
+			goto out_unlock;
+		}
+		sr_pmd_set_rx_handler(rt->pmd, sr_dev_rx, rt->dev);
+		rc = sr_pmd_engine_register(rt->pmd, sr_ibv_dev_poll, rt->dev);
+		if (rc)
+			goto out_unlock;
+		if (rt->cfg.mode == SR_PMD_MODE_DEDICATED)
+			rc = sr_pmd_start(rt->pmd);
+	}
+out_unlock:
+	pthread_mutex_unlock(&rt->lock);
+	return rc;
+}
+
+int sr_ibv_rt_get(struct sr_ibv_dev *d)
+{
+	struct sr_ibv_rt *rt = &d->rt;
+	char err[SR_CONFIG_ERR_MAX] = "";
+	const uint8_t *ipv4;
+	int rc = 0;
+
+	pthread_mutex_lock(&rt->lock);
+	if (rt->refs++ > 0)
+		goto out_unlock;
+	rc = sr_ibv_cfg_load(d, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "sroce: %s\n", err);
+		goto out_unref;
+	}
+	rt->mr = sr_mr_dev_create(NULL);
+	if (rt->mr == NULL) {
+		rc = -errno;
+		goto out_close_lock;
+	}
+	if (rt->cfg.has_mac) {
+		memcpy(rt->mac, rt->cfg.mac, sizeof(rt->mac));
+	} else {
+		/* The MAC is the port's own: the port must come up now. */
+		pthread_mutex_unlock(&rt->lock);
+		rc = sr_ibv_rt_up(rt);
+		pthread_mutex_lock(&rt->lock);
+		if (rc)
+			goto out_destroy_mr;
+		sr_pmd_mac(rt->pmd, rt->mac);
+	}
+	ipv4 = rt->cfg.has_ipv4 ? rt->cfg.ipv4 : NULL;
+	rc = sr_gid_table_build(&rt->gids, rt->mac, ipv4,
+				(const uint8_t(*)[16])rt->cfg.ipv6,
+				rt->cfg.n_ipv6);
+	if (rc)
+		goto out_destroy_mr;
+	goto out_unlock;
+out_destroy_mr:
+	sr_mr_dev_destroy(rt->mr);
+	rt->mr = NULL;
+out_close_lock:
+	if (rt->lock_fd >= 0)
+		close(rt->lock_fd);
+	rt->lock_fd = -1;
+out_unref:
+	rt->refs--;
+out_unlock:
+	pthread_mutex_unlock(&rt->lock);
+	return rc;
+}
+
+void sr_ibv_rt_put(struct sr_ibv_dev *d)
+{
+	struct sr_ibv_rt *rt = &d->rt;
+
+	pthread_mutex_lock(&rt->lock);
+	if (rt->refs == 0 || --rt->refs > 0) {
+		pthread_mutex_unlock(&rt->lock);
+		return;
+	}
+	pthread_mutex_unlock(&rt->lock);
+	sr_ibv_helper_stop(rt);
+	pthread_mutex_lock(&rt->lock);
+	if (rt->pmd && rt->cfg.mode == SR_PMD_MODE_DEDICATED)
+		sr_pmd_stop(rt->pmd);
+	if (rt->pmd && rt->dev) {
+		sr_pmd_engine_unregister(rt->pmd, sr_ibv_dev_poll, rt->dev);
+		sr_pmd_set_rx_handler(rt->pmd, NULL, NULL);
+	}
+	sr_dev_destroy(rt->dev);
+	rt->dev = NULL;
+	sr_pmd_dev_destroy(rt->pmd);
+	rt->pmd = NULL;
+	sr_mr_dev_destroy(rt->mr);
+	rt->mr = NULL;
+	if (rt->lock_fd >= 0)
+		close(rt->lock_fd);
+	rt->lock_fd = -1;
+	pthread_mutex_unlock(&rt->lock);
+}
+
+/* ---- contexts ---- */
+
+struct ibv_context *ibv_open_device(struct ibv_device *device)
+{
+	struct sr_ibv_dev *d;
+	struct sr_ibv_ctx *ctx;
+	int rc;
+
+	if (device == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	d = sr_ibv_dev_of(device);
+	ctx = calloc(1, sizeof(*ctx));
+	if (ctx == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	rc = sr_ibv_rt_get(d);
+	if (rc)
+		goto out_free;
+	ctx->d = d;
+	ctx->rt = &d->rt;
+	ctx->vctx.context.device = device;
+	ctx->vctx.context.cmd_fd = -1;
+	ctx->vctx.context.num_comp_vectors = 1;
+	pthread_mutex_init(&ctx->vctx.context.mutex, NULL);
+	rc = sr_ibv_async_init(ctx);
+	if (rc)
+		goto out_put;
+	sr_ibv_ctx_ops_init(ctx);
+	return &ctx->vctx.context;
+out_put:
+	sr_ibv_rt_put(d);
+out_free:
+	free(ctx);
+	errno = sr_ibv_err(rc);
+	return NULL;
+}
+
+int ibv_close_device(struct ibv_context *context)
+{
+	struct sr_ibv_ctx *ctx;
+
+	if (context == NULL)
+		return EINVAL;
+	ctx = sr_ctx(context);
+	sr_ibv_async_fini(ctx);
+	sr_ibv_rt_put(ctx->d);
+	pthread_mutex_destroy(&context->mutex);
+	free(ctx);
+	return 0;
+}
+
+/* ---- import / export: sroce has no kernel objects to share ---- */
+
+struct ibv_context *ibv_import_device(int cmd_fd)
+{
+	(void)cmd_fd;
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+struct ibv_pd *ibv_import_pd(struct ibv_context *context, uint32_t pd_handle)
+{
+	(void)context;
+	(void)pd_handle;
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+void ibv_unimport_pd(struct ibv_pd *pd)
+{
+	(void)pd;
+}
+
+struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+{
+	(void)pd;
+	(void)mr_handle;
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+void ibv_unimport_mr(struct ibv_mr *mr)
+{
+	(void)mr;
+}
+
+struct ibv_dm *ibv_import_dm(struct ibv_context *context, uint32_t dm_handle)
+{
+	(void)context;
+	(void)dm_handle;
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+void ibv_unimport_dm(struct ibv_dm *dm)
+{
+	(void)dm;
+}

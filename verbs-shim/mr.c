@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mr.c — protection domains, memory regions and memory windows, on lib/mr.
+ *
+ * Registration never pins or touches memory (lib/mr: IOVA-as-VA), so it
+ * needs no EAL: a PD and an MR work on a device whose port is not up.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mr/mr.h"
+#include "qp/qp.h"
+#include "shim.h"
+
+/* verbs.h routes these through inline helpers; here are the symbols. */
+#undef ibv_reg_mr
+#undef ibv_reg_mr_iova
+
+/* ---- PD ---- */
+
+struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
+{
+	struct sr_ibv_pd *p;
+
+	if (context == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (p == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	p->pd = sr_pd_alloc(sr_ctx(context)->rt->mr);
+	if (p->pd == NULL) {
+		errno = sr_ibv_err(errno);
+		free(p);
+		return NULL;
+	}
+	p->ibpd.context = context;
+	p->ibpd.handle = sr_pd_handle(p->pd);
+	return &p->ibpd;
+}
+
+int ibv_dealloc_pd(struct ibv_pd *pd)
+{
+	struct sr_ibv_pd *p;
+	int rc;
+
+	if (pd == NULL)
+		return EINVAL;
+	p = sr_container_of(pd, struct sr_ibv_pd, ibpd);
+	rc = sr_pd_dealloc(p->pd);
+	if (rc)
+		return sr_ibv_err(rc);
+	free(p);
+	return 0;
+}
+
+static struct sr_pd *sr_pd_of(struct ibv_pd *pd)
+{
+	return sr_container_of(pd, struct sr_ibv_pd, ibpd)->pd;
+}
+
+/* ---- MR ---- */
+
+static void sr_ibv_mr_fill(struct sr_ibv_mr *m, struct ibv_pd *pd, void *addr,
+			   size_t length)
+{
+	m->ibmr.context = pd->context;
+	m->ibmr.pd = pd;
+	m->ibmr.addr = addr;
+	m->ibmr.length = length;
+	m->ibmr.handle = sr_mr_lkey(m->mr);
+	m->ibmr.lkey = sr_mr_lkey(m->mr);
+	m->ibmr.rkey = sr_mr_rkey(m->mr);
+}
+
+struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
+				uint64_t iova, unsigned int access)
+{
+	struct sr_ibv_mr *m;
+	uint32_t sr_access;
+	int rc;
+
+	if (pd == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	rc = sr_ibv_access_to_sr(access, &sr_access);
+	if (rc) {
+		errno = sr_ibv_err(rc);
+		return NULL;
+	}
+	m = calloc(1, sizeof(*m));
+	if (m == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	m->mr = sr_mr_reg_virt(sr_pd_of(pd), addr, length, iova, sr_access);
+	if (m->mr == NULL) {
+		errno = sr_ibv_err(errno);
+		free(m);
+		return NULL;
+	}
+	sr_ibv_mr_fill(m, pd, addr, length);
+	return &m->ibmr;
+}
+
+struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length,
+			       uint64_t iova, int access)
+{
+	return ibv_reg_mr_iova2(pd, addr, length, iova, (unsigned int)access);
+}
+
+struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			  int access)
+{
+	return ibv_reg_mr_iova2(pd, addr, length, (uint64_t)(uintptr_t)addr,
+				(unsigned int)access);
+}
+
+struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+				 size_t length, uint64_t iova, int fd,
+				 int access)
+{
+	(void)pd;
+	(void)offset;
+	(void)length;
+	(void)iova;
+	(void)fd;
+	(void)access;
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+int ibv_dereg_mr(struct ibv_mr *mr)
+{
+	struct sr_ibv_mr *m;
+	int rc;
+
+	if (mr == NULL)
+		return EINVAL;
+	m = sr_container_of(mr, struct sr_ibv_mr, ibmr);
+	rc = sr_mr_dereg(m->mr);
+	if (rc)
+		return sr_ibv_err(rc);
+	free(m);
+	return 0;
+}
+
+/* X(IBV_REREG_MR_CHANGE_*, SR_REREG_*) */
+#define SR_IBV_REREG_LIST(X)                                  \
+	X(IBV_REREG_MR_CHANGE_TRANSLATION, SR_REREG_TRANS)    \
+	X(IBV_REREG_MR_CHANGE_PD, SR_REREG_PD)                \
+	X(IBV_REREG_MR_CHANGE_ACCESS, SR_REREG_ACCESS)
+
+int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
+		 size_t length, int access)
+{
+	struct sr_mr_src src = { .kind = SR_MR_SRC_VIRT };
+	uint32_t sr_flags = 0, sr_access = 0;
+	struct sr_ibv_mr *m;
+	int rc;
+
+	if (mr == NULL)
+		return IBV_REREG_MR_ERR_INPUT;
+#define SR_X(i, s)                       \
+	if (flags & (i)) {               \
+		sr_flags |= (s);         \
+		flags &= ~(i);           \
+	}
+	SR_IBV_REREG_LIST(SR_X)
+#undef SR_X
+	if (flags || sr_flags == 0) {
+		errno = EINVAL;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+	if ((sr_flags & SR_REREG_PD) && pd == NULL) {
+		errno = EINVAL;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+	if (sr_flags & SR_REREG_ACCESS) {
+		rc = sr_ibv_access_to_sr((unsigned int)access, &sr_access);
+		if (rc) {
+			errno = sr_ibv_err(rc);
+			return IBV_REREG_MR_ERR_INPUT;
+		}
+	}
+	m = sr_container_of(mr, struct sr_ibv_mr, ibmr);
+	if (sr_flags & SR_REREG_TRANS) {
+		src.iova = (uint64_t)(uintptr_t)addr;
+		src.virt.addr = addr;
+		src.virt.length = length;
+	}
+	rc = sr_mr_rereg(m->mr, sr_flags,
+			 (sr_flags & SR_REREG_PD) ? sr_pd_of(pd) : NULL,
+			 (sr_flags & SR_REREG_TRANS) ? &src : NULL, sr_access);
+	if (rc) {
+		errno = sr_ibv_err(rc);
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+	if (sr_flags & SR_REREG_PD)
+		mr->pd = pd;
+	if (sr_flags & SR_REREG_TRANS) {
+		mr->addr = addr;
+		mr->length = length;
+	}
+	mr->lkey = sr_mr_lkey(m->mr);
+	mr->rkey = sr_mr_rkey(m->mr);
+	mr->handle = mr->lkey;
+	return 0;
+}
+
+/* ---- MW ---- */
+
+#define SR_BIND_WAIT_ROUNDS 20000
+
+struct ibv_mw *sr_ibv_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct sr_ibv_mw *w;
+
+	if (pd == NULL || (type != IBV_MW_TYPE_1 && type != IBV_MW_TYPE_2)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	w = calloc(1, sizeof(*w));
+	if (w == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	/* enum ibv_mw_type and enum sr_mw_type share their values. */
+	w->mw = sr_mw_alloc(sr_pd_of(pd), (enum sr_mw_type)type);
+	if (w->mw == NULL) {
+		errno = sr_ibv_err(errno);
+		free(w);
+		return NULL;
+	}
+	w->ibmw.context = pd->context;
+	w->ibmw.pd = pd;
+	w->ibmw.rkey = sr_mw_rkey(w->mw);
+	w->ibmw.handle = w->ibmw.rkey;
+	w->ibmw.type = type;
+	return &w->ibmw;
+}
+
+int sr_ibv_dealloc_mw(struct ibv_mw *mw)
+{
+	struct sr_ibv_mw *w;
+
+	if (mw == NULL)
+		return EINVAL;
+	w = sr_container_of(mw, struct sr_ibv_mw, ibmw);
+	sr_mw_dealloc(w->mw);
+	free(w);
+	return 0;
+}
+
+/*
+ * ibv_bind_mw (type 1): the bind is a send work request in ibverbs; it
+ * is posted as one (SR_WR_BIND_MW carries the window) and completes on
+ * the send CQ.  The new rkey is the window's key once the engine ran it.
+ */
+int sr_ibv_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		   struct ibv_mw_bind *bind)
+{
+	const struct timespec nap = { .tv_nsec = 100000 };
+	struct ibv_send_wr wr = { 0 }, *bad = NULL;
+	struct sr_ibv_mw *w;
+	uint32_t old;
+	int rc;
+
+	if (qp == NULL || mw == NULL || bind == NULL)
+		return EINVAL;
+	if (mw->type != IBV_MW_TYPE_1)
+		return EINVAL;
+	w = sr_container_of(mw, struct sr_ibv_mw, ibmw);
+	wr.wr_id = bind->wr_id;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = bind->send_flags;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = mw->rkey;
+	wr.bind_mw.bind_info = bind->bind_info;
+	old = sr_mw_rkey(w->mw);
+	rc = sr_ibv_post_send(qp, &wr, &bad);
+	if (rc)
+		return rc;
+	/* The engine binds in send-queue order; ibverbs returns the new
+	 * rkey now.  A bind that fails reports it in its completion. */
+	for (int i = 0; i < SR_BIND_WAIT_ROUNDS && sr_mw_rkey(w->mw) == old;
+	     i++) {
+		sr_ibv_progress(sr_qp_of(qp)->rt);
+		if (i > SR_BIND_WAIT_ROUNDS / 2)
+			nanosleep(&nap, NULL);
+	}
+	mw->rkey = sr_mw_rkey(w->mw);
+	return 0;
+}

@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * qp.c — queue pairs: create (both APIs), modify, query, destroy, and the
+ * QP verbs sroce does not have (multicast, ECE).
+ *
+ * lib/qp's enums and attribute mask carry ibverbs' values, so the
+ * translation is by assignment; what differs: access flags (flags.c), the
+ * address vector (ah.c resolves the peer's MAC), and UD's path MTU —
+ * ibverbs has none for UD, so the port's active MTU is given to lib/ at
+ * INIT->RTR.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qp/qp.h"
+#include "qp/srq.h"
+#include "shim.h"
+
+/* ibv_qp_attr_mask bits lib/ understands (the same values). */
+#define SR_IBV_QP_MASK                                                      \
+	(IBV_QP_STATE | IBV_QP_CUR_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY |     \
+	 IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX | IBV_QP_PORT |            \
+	 IBV_QP_QKEY | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_TIMEOUT |       \
+	 IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_RQ_PSN |              \
+	 IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER | IBV_QP_SQ_PSN |   \
+	 IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_CAP | IBV_QP_DEST_QPN)
+
+/* The new post-send API ops sroce carries (wr_api.c). */
+#define SR_IBV_QP_EX_FLUSH (1u << 11)   /* IBV_QP_EX_WITH_FLUSH, rdma-core 45 */
+#define SR_IBV_SEND_OPS                                                      \
+	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |    \
+	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |                \
+	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |      \
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV |    \
+	 IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND_WITH_INV |             \
+	 IBV_QP_EX_WITH_ATOMIC_WRITE | SR_IBV_QP_EX_FLUSH)
+
+#define SR_IBV_QP_INIT_MASK \
+	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+
+static struct sr_pd *sr_ibv_pd(struct ibv_pd *pd)
+{
+	return sr_container_of(pd, struct sr_ibv_pd, ibpd)->pd;
+}
+
+struct ibv_qp *sr_ibv_create_qp_ex(struct ibv_context *c,
+				   struct ibv_qp_init_attr_ex *a)
+{
+	struct sr_qp_init_attr init = { 0 };
+	struct sr_ibv_ctx *ctx = sr_ctx(c);
+	struct sr_ibv_qp *w;
+	struct ibv_qp *q;
+	int rc;
+
+	if (a->comp_mask & ~(uint32_t)SR_IBV_QP_INIT_MASK) {
+		errno = EOPNOTSUPP;          /* XRC, TSO, RSS, create flags */
+		return NULL;
+	}
+	if (!(a->comp_mask & IBV_QP_INIT_ATTR_PD) || a->pd == NULL ||
+	    a->send_cq == NULL || a->recv_cq == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (a->qp_type != IBV_QPT_RC && a->qp_type != IBV_QPT_UC &&
+	    a->qp_type != IBV_QPT_UD) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if ((a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	    (a->send_ops_flags & ~(uint64_t)SR_IBV_SEND_OPS)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	rc = sr_ibv_rt_up(ctx->rt);
+	if (rc) {
+		errno = sr_ibv_err(rc);
+		return NULL;
+	}
+	w = calloc(1, sizeof(*w));
+	if (w == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	w->rt = ctx->rt;
+	init.qp_context = w;
+	init.send_cq = sr_cq_of(a->send_cq)->cq;
+	init.recv_cq = sr_cq_of(a->recv_cq)->cq;
+	init.srq = a->srq ? sr_container_of(a->srq, struct sr_ibv_srq, ibsrq)->srq
+			  : NULL;
+	init.pd = sr_ibv_pd(a->pd);
+	init.cap = (struct sr_qp_cap){
+		.max_send_wr = a->cap.max_send_wr,
+		.max_recv_wr = a->cap.max_recv_wr,
+		.max_send_sge = a->cap.max_send_sge,
+		.max_recv_sge = a->cap.max_recv_sge,
+		.max_inline_data = a->cap.max_inline_data,
+	};
+	init.qp_type = (enum sr_qp_type)a->qp_type;
+	init.sq_sig_all = a->sq_sig_all != 0;
+	w->qp = sr_qp_create(ctx->rt->dev, &init);
+	if (w->qp == NULL) {
+		errno = EINVAL;
+		goto out_free;
+	}
+	if (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		rc = sr_ibv_qp_ex_init(w);
+		if (rc) {
+			errno = sr_ibv_err(rc);
+			goto out_destroy;
+		}
+		w->ex = true;
+	}
+	rc = sr_ibv_map_add(ctx->rt, w->qp, &w->qpx.base.qp_base, ctx);
+	if (rc) {
+		errno = sr_ibv_err(rc);
+		goto out_fini_ex;
+	}
+	a->cap.max_send_wr = init.cap.max_send_wr;
+	a->cap.max_recv_wr = init.cap.max_recv_wr;
+	a->cap.max_send_sge = init.cap.max_send_sge;
+	a->cap.max_recv_sge = init.cap.max_recv_sge;
+	a->cap.max_inline_data = init.cap.max_inline_data;
+	q = &w->qpx.base.qp_base;
+	q->context = c;
+	q->qp_context = a->qp_context;
+	q->pd = a->pd;
+	q->send_cq = a->send_cq;
+	q->recv_cq = a->recv_cq;
+	q->srq = a->srq;
+	q->qp_num = sr_qp_num(w->qp);
+	q->handle = q->qp_num;
+	q->state = IBV_QPS_RESET;
+	q->qp_type = a->qp_type;
+	pthread_mutex_init(&q->mutex, NULL);
+	pthread_cond_init(&q->cond, NULL);
+	return q;
+out_fini_ex:
+	sr_ibv_qp_ex_fini(w);
+out_destroy:
+	sr_qp_destroy(w->qp);
+out_free:
+	free(w);
+	return NULL;
+}
+
+struct ibv_qp *ibv_create_qp(struct ibv_pd *pd,
+			     struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex ax = { 0 };
+	struct ibv_qp *qp;
+
+	if (pd == NULL || attr == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ax.qp_context = attr->qp_context;
+	ax.send_cq = attr->send_cq;
+	ax.recv_cq = attr->recv_cq;
+	ax.srq = attr->srq;
+	ax.cap = attr->cap;
+	ax.qp_type = attr->qp_type;
+	ax.sq_sig_all = attr->sq_sig_all;
+	ax.comp_mask = IBV_QP_INIT_ATTR_PD;
+	ax.pd = pd;
+	qp = sr_ibv_create_qp_ex(pd->context, &ax);
+	if (qp)
+		attr->cap = ax.cap;
+	return qp;
+}
+
+struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
+{
+	struct sr_ibv_qp *w;
+
+	if (qp == NULL)
+		return NULL;
+	w = sr_qp_of(qp);
+	return w->ex ? &w->qpx.base : NULL;
+}
+
+static int sr_ibv_attr_to_sr(struct sr_ibv_qp *w, const struct ibv_qp_attr *a,
+			     int mask, struct sr_qp_attr *o)
+{
+	int rc;
+
+	o->qp_state = (enum sr_qp_state)a->qp_state;
+	o->cur_qp_state = (enum sr_qp_state)a->cur_qp_state;
+	o->path_mtu = (enum sr_mtu)a->path_mtu;
+	o->qkey = a->qkey;
+	o->rq_psn = a->rq_psn;
+	o->sq_psn = a->sq_psn;
+	o->dest_qp_num = a->dest_qp_num;
+	if (mask & IBV_QP_ACCESS_FLAGS) {
+		uint32_t acc;
+
+		rc = sr_ibv_access_to_sr(a->qp_access_flags, &acc);
+		if (rc)
+			return rc;
+		o->qp_access_flags = acc & SR_ACCESS_REMOTE;
+	}
+	o->cap = (struct sr_qp_cap){
+		.max_send_wr = a->cap.max_send_wr,
+		.max_recv_wr = a->cap.max_recv_wr,
+		.max_send_sge = a->cap.max_send_sge,
+		.max_recv_sge = a->cap.max_recv_sge,
+		.max_inline_data = a->cap.max_inline_data,
+	};
+	if (mask & IBV_QP_AV) {
+		rc = sr_ibv_av_from_attr(w->rt, &a->ah_attr, &o->av);
+		if (rc)
+			return rc;
+	}
+	o->pkey_index = a->pkey_index;
+	o->en_sqd_async_notify = a->en_sqd_async_notify != 0;
+	o->max_rd_atomic = a->max_rd_atomic;
+	o->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	o->min_rnr_timer = a->min_rnr_timer;
+	o->port_num = a->port_num;
+	o->timeout = a->timeout;
+	o->retry_cnt = a->retry_cnt;
+	o->rnr_retry = a->rnr_retry;
+	return 0;
+}
+
+int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
+{
+	struct sr_qp_attr o = { 0 };
+	struct ibv_port_attr port;
+	struct sr_ibv_qp *w;
+	unsigned int m = (unsigned int)mask;
+	int rc;
+
+	if (qp == NULL || attr == NULL)
+		return EINVAL;
+	if (m & ~(unsigned int)SR_IBV_QP_MASK)
+		return EOPNOTSUPP;           /* alternate paths, rate limit */
+	if ((m & IBV_QP_PORT) && attr->port_num != SR_IBV_PORT)
+		return EINVAL;
+	w = sr_qp_of(qp);
+	rc = sr_ibv_attr_to_sr(w, attr, mask, &o);
+	if (rc)
+		return sr_ibv_err(rc);
+	if (qp->qp_type == IBV_QPT_UD && (m & IBV_QP_STATE) &&
+	    attr->qp_state == IBV_QPS_RTR && !(m & IBV_QP_PATH_MTU) &&
+	    sr_ibv_query_port_ex(qp->context, SR_IBV_PORT, &port,
+				 sizeof(port)) == 0) {
+		o.path_mtu = (enum sr_mtu)port.active_mtu;
+		m |= IBV_QP_PATH_MTU;
+	}
+	rc = sr_qp_modify(w->qp, &o, m);
+	if (rc)
+		return sr_ibv_err(rc);
+	if (m & IBV_QP_STATE)
+		qp->state = attr->qp_state;
+	return 0;
+}
+
+int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
+		 struct ibv_qp_init_attr *init_attr)
+{
+	struct sr_qp_init_attr si;
+	struct sr_qp_attr sa;
+	struct sr_ibv_qp *w;
+	int rc;
+
+	(void)mask;                  /* everything is cheap to report */
+	if (qp == NULL || attr == NULL || init_attr == NULL)
+		return EINVAL;
+	w = sr_qp_of(qp);
+	rc = sr_qp_query(w->qp, &sa, &si);
+	if (rc)
+		return sr_ibv_err(rc);
+	memset(attr, 0, sizeof(*attr));
+	attr->qp_state = (enum ibv_qp_state)sa.qp_state;
+	attr->cur_qp_state = (enum ibv_qp_state)sa.cur_qp_state;
+	attr->path_mtu = (enum ibv_mtu)sa.path_mtu;
+	attr->qkey = sa.qkey;
+	attr->rq_psn = sa.rq_psn;
+	attr->sq_psn = sa.sq_psn;
+	attr->dest_qp_num = sa.dest_qp_num;
+	attr->qp_access_flags = (int)sr_ibv_access_from_sr(sa.qp_access_flags);
+	attr->cap.max_send_wr = sa.cap.max_send_wr;
+	attr->cap.max_recv_wr = sa.cap.max_recv_wr;
+	attr->cap.max_send_sge = sa.cap.max_send_sge;
+	attr->cap.max_recv_sge = sa.cap.max_recv_sge;
+	attr->cap.max_inline_data = sa.cap.max_inline_data;
+	attr->ah_attr.is_global = 1;
+	attr->ah_attr.port_num = SR_IBV_PORT;
+	memcpy(attr->ah_attr.grh.dgid.raw, sa.av.dgid, 16);
+	attr->ah_attr.grh.sgid_index = sa.av.sgid_index;
+	attr->ah_attr.grh.hop_limit = sa.av.hop_limit;
+	attr->ah_attr.grh.traffic_class = sa.av.tclass;
+	attr->ah_attr.grh.flow_label = sa.av.flow_label;
+	attr->pkey_index = sa.pkey_index;
+	attr->en_sqd_async_notify = sa.en_sqd_async_notify;
+	attr->sq_draining = sa.sq_draining;
+	attr->max_rd_atomic = sa.max_rd_atomic;
+	attr->max_dest_rd_atomic = sa.max_dest_rd_atomic;
+	attr->min_rnr_timer = sa.min_rnr_timer;
+	attr->port_num = SR_IBV_PORT;
+	attr->timeout = sa.timeout;
+	attr->retry_cnt = sa.retry_cnt;
+	attr->rnr_retry = sa.rnr_retry;
+	memset(init_attr, 0, sizeof(*init_attr));
+	init_attr->qp_context = qp->qp_context;
+	init_attr->send_cq = qp->send_cq;
+	init_attr->recv_cq = qp->recv_cq;
+	init_attr->srq = qp->srq;
+	init_attr->cap = attr->cap;
+	init_attr->qp_type = qp->qp_type;
+	init_attr->sq_sig_all = si.sq_sig_all;
+	qp->state = attr->qp_state;
+	return 0;
+}
+
+int ibv_destroy_qp(struct ibv_qp *qp)
+{
+	struct sr_ibv_qp *w;
+	int rc;
+
+	if (qp == NULL)
+		return EINVAL;
+	w = sr_qp_of(qp);
+	rc = sr_qp_destroy(w->qp);
+	if (rc)
+		return sr_ibv_err(rc);
+	sr_ibv_map_del(w->rt, w->qp);
+	sr_ibv_qp_ex_fini(w);
+	pthread_cond_destroy(&qp->cond);
+	pthread_mutex_destroy(&qp->mutex);
+	free(w);
+	return 0;
+}
+
+int ibv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op,
+			       uint32_t flags)
+{
+	(void)qp;
+	(void)op;
+	(void)flags;
+	return 0;       /* no ordering promise beyond the completion */
+}
+
+/* ---- not in sroce: multicast (UD) and ECE ---- */
+
+int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		     uint16_t lid)
+{
+	(void)qp;
+	(void)gid;
+	(void)lid;
+	return EOPNOTSUPP;
+}
+
+int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+		     uint16_t lid)
+{
+	(void)qp;
+	(void)gid;
+	(void)lid;
+	return EOPNOTSUPP;
+}
+
+int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	(void)qp;
+	(void)ece;
+	return EOPNOTSUPP;
+}
+
+int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	(void)qp;
+	(void)ece;
+	return EOPNOTSUPP;
+}

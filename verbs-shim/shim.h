@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * shim.h — the drop-in libibverbs: its objects and what they wrap.
+ *
+ * verbs-shim only translates: every ibverbs object is a wrapper that holds
+ * the lib/ object it stands for (a PD holds a struct sr_pd, a QP a struct
+ * sr_qp, ...), and every verb converts arguments, calls lib/ or pmd/, and
+ * converts the result back through sr_ibv_err().  No protocol runs here.
+ *
+ *   struct sr_ibv_dev    one configured device (sroce0, sroce1, ...): what
+ *                        ibv_get_device_list() returns; lives as long as the
+ *                        process (consumers keep pointers to it).
+ *   struct sr_ibv_rt     the device's runtime, shared by every context that
+ *                        opened it: configuration, GID table, MR engine,
+ *                        and — brought up at the first CQ, QP or SRQ, not at
+ *                        open — the pmd device and the transport device.
+ *   struct sr_ibv_ctx    an ibv_context (in a verbs_context, so the inline
+ *                        helpers of verbs.h find the extended ops).
+ *
+ * Progress: inline by default — poll_cq, post_send, post_recv run
+ * sr_pmd_progress() — plus one helper thread per runtime (progress.c) that
+ * progresses while a completion channel is armed or a consumer waits on
+ * an async event, so ibv_get_cq_event() blocks on an eventfd and still
+ * completes.
+ */
+#ifndef SR_VERBS_SHIM_H
+#define SR_VERBS_SHIM_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+#include "config.h"
+#include "core/dev.h"
+#include "gid.h"
+#include "mr/mr.h"
+#include "qp/wr.h"
+
+struct sr_pmd_dev;
+struct sr_ibv_map_entry;
+struct sr_dev;
+struct sr_cq;
+struct sr_qp;
+struct sr_srq;
+
+#define SR_IBV_DEV_MAX     8
+#define SR_IBV_PORT        1       /* the one port of every device */
+#define SR_IBV_VENDOR_ID   0x005352 /* "SR": documented in README.md */
+#define SR_IBV_PART_ID     0x0001
+#define SR_IBV_HW_VER      1
+#define SR_IBV_FW_VER      "sroce 0.1.0"
+
+#define sr_container_of(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+/* ---- device and runtime ---- */
+
+struct sr_ibv_rt {
+	pthread_mutex_t lock;             /* bring-up, object maps */
+	unsigned int refs;                /* contexts open */
+	struct sr_pmd_config cfg;
+	int lock_fd;                      /* default link node lock, or -1 */
+	uint8_t mac[6];
+	struct sr_gid_table gids;
+	struct sr_mr_dev *mr;
+	/* Brought up by sr_ibv_rt_up(); NULL until then. */
+	struct sr_pmd_dev *pmd;
+	struct sr_dev *dev;
+	/* Helper progress thread (progress.c). */
+	pthread_t helper;
+	bool helper_started;
+	atomic_bool helper_stop;
+	atomic_uint waiters;              /* armed channels + async waits */
+	pthread_mutex_t wait_lock;
+	pthread_cond_t wait_cond;
+	/* Objects lib/ names by pointer only (async events): async.c. */
+	pthread_mutex_t map_lock;
+	struct sr_ibv_map_entry *map;
+	unsigned int map_n, map_cap;
+};
+
+struct sr_ibv_dev {
+	struct ibv_device ibdev;          /* what consumers see; first */
+	unsigned int index;
+	char config_path[SR_CONFIG_STR_MAX]; /* "" = the default link */
+	struct sr_ibv_rt rt;
+};
+
+/* The device list (device.c): built once, never freed. */
+struct sr_ibv_dev *sr_ibv_dev_of(struct ibv_device *ibdev);
+
+/*
+ * Runtime: load the configuration and build the GID table and the MR
+ * engine (open, no EAL unless the MAC is only known from the port) /
+ * bring up the pmd and transport devices (first CQ, QP or SRQ) / drop a
+ * context's reference.  0 or -errno.
+ */
+int sr_ibv_rt_get(struct sr_ibv_dev *d);
+int sr_ibv_rt_up(struct sr_ibv_rt *rt);
+void sr_ibv_rt_put(struct sr_ibv_dev *d);
+
+/* ---- context ---- */
+
+struct sr_ibv_ctx {
+	struct verbs_context vctx;        /* ends with the ibv_context */
+	struct sr_ibv_dev *d;
+	struct sr_ibv_rt *rt;
+	/* Async events (async.c): queue read through ibv_context.async_fd. */
+	pthread_mutex_t ev_lock;
+	struct ibv_async_event *ev_ring;
+	unsigned int ev_head, ev_count, ev_size;
+};
+
+static inline struct sr_ibv_ctx *sr_ctx(struct ibv_context *c)
+{
+	return sr_container_of(c, struct sr_ibv_ctx, vctx.context);
+}
+
+/* Fill ibv_context_ops and the verbs_context ops (ops.c). */
+void sr_ibv_ctx_ops_init(struct sr_ibv_ctx *ctx);
+
+/* ---- objects ---- */
+
+struct sr_ibv_pd {
+	struct ibv_pd ibpd;
+	struct sr_pd *pd;
+};
+
+struct sr_ibv_mr {
+	struct ibv_mr ibmr;
+	struct sr_mr *mr;
+};
+
+struct sr_ibv_mw {
+	struct ibv_mw ibmw;
+	struct sr_mw *mw;
+};
+
+struct sr_ibv_cq {
+	struct ibv_cq_ex ibcq;            /* ibv_cq first: both APIs */
+	struct sr_cq *cq;
+	struct sr_ibv_rt *rt;
+	bool ex;                          /* created by ibv_create_cq_ex */
+	uint64_t wc_flags;                /* ibv_create_cq_wc_flags */
+	/* Channel delivery (channel.c). */
+	unsigned int ev_pending;          /* fired, not yet taken */
+	bool ev_queued;
+	struct sr_ibv_cq *ev_next;
+	atomic_bool armed;
+	/* Extended polling (cq_ex.c): the current completion. */
+	struct ibv_wc cur;
+	int cur_left;
+};
+
+static inline struct sr_ibv_cq *sr_cq_of(struct ibv_cq *cq)
+{
+	return sr_container_of(cq, struct sr_ibv_cq, ibcq);
+}
+
+struct sr_ibv_channel {
+	struct ibv_comp_channel ch;
+	pthread_mutex_t lock;
+	struct sr_ibv_cq *head, *tail;    /* CQs with events pending */
+};
+
+struct sr_ibv_srq {
+	struct ibv_srq ibsrq;
+	struct sr_srq *srq;
+	struct sr_ibv_rt *rt;
+};
+
+struct sr_ibv_ah {
+	struct ibv_ah ibah;
+	struct sr_av av;
+};
+
+/* The ibv_qp_ex of rdma-core 45+, which adds wr_flush after 44's last op. */
+struct sr_ibv_qp_ex_flush {
+	struct ibv_qp_ex base;
+	void (*wr_flush)(struct ibv_qp_ex *qp, uint32_t rkey,
+			 uint64_t remote_addr, size_t len, uint8_t type,
+			 uint8_t level);
+};
+
+struct sr_ibv_qp {
+	struct sr_ibv_qp_ex_flush qpx;    /* ibv_qp first */
+	struct sr_qp *qp;
+	struct sr_ibv_rt *rt;
+	bool ex;                          /* ibv_qp_to_qp_ex() allowed */
+	/* New post-send API (wr_api.c): WRs built between wr_start and
+	 * wr_complete. */
+	struct sr_ibv_wr_batch *batch;
+};
+
+static inline struct sr_ibv_qp *sr_qp_of(struct ibv_qp *qp)
+{
+	return sr_container_of(qp, struct sr_ibv_qp, qpx.base.qp_base);
+}
+
+/* ---- exported entry points that verbs.h does not declare (driver.h's) ---- */
+
+int ibv_dontfork_range(void *base, size_t size);
+int ibv_dofork_range(void *base, size_t size);
+const char *ibv_get_sysfs_path(void);
+int ibv_read_sysfs_file(const char *dir, const char *file, char *buf,
+			size_t size);
+
+/* ---- shared helpers ---- */
+
+/* lib/ -errno (or 0) to the positive errno ibverbs returns (err.c). */
+int sr_ibv_err(int rc);
+
+/* Access flags (flags.c): 0 or -EINVAL for a flag sroce lacks. */
+int sr_ibv_access_to_sr(unsigned int ibv, uint32_t *out);
+unsigned int sr_ibv_access_from_sr(uint32_t sr);
+
+/* Inline progress on a runtime that is up (progress.c). */
+void sr_ibv_progress(struct sr_ibv_rt *rt);
+/* The helper thread: a waiter comes / goes. */
+int sr_ibv_waiter_add(struct sr_ibv_rt *rt);
+void sr_ibv_waiter_del(struct sr_ibv_rt *rt);
+void sr_ibv_helper_stop(struct sr_ibv_rt *rt);
+
+/* Object map for async events: lib pointer -> wrapper (async.c). */
+int sr_ibv_map_add(struct sr_ibv_rt *rt, const void *lib, void *wrapper,
+		   struct sr_ibv_ctx *ctx);
+void sr_ibv_map_del(struct sr_ibv_rt *rt, const void *lib);
+void sr_ibv_async_cb(void *rt, const struct sr_async_event *ev);
+int sr_ibv_async_init(struct sr_ibv_ctx *ctx);
+void sr_ibv_async_fini(struct sr_ibv_ctx *ctx);
+
+/* Completion notification from the transport (channel.c). */
+void sr_ibv_cq_notify(struct sr_cq *cq, void *arg);
+
+/*
+ * Wait until fd is readable, progressing the device meanwhile when the
+ * fd blocks (channel.c).  0, or -1 with errno (EAGAIN: a non-blocking fd
+ * with nothing to read).
+ */
+int sr_ibv_fd_wait(struct sr_ibv_rt *rt, int fd);
+
+/* The address vector of an ibv_ah_attr: resolves the MAC (ah.c). */
+int sr_ibv_av_from_attr(struct sr_ibv_rt *rt, const struct ibv_ah_attr *a,
+			struct sr_av *av);
+
+/* Verbs the context ops point at (one file each). */
+int sr_ibv_query_port_ex(struct ibv_context *c, uint8_t port,
+			 struct ibv_port_attr *attr, size_t len);
+int sr_ibv_query_device_ex(struct ibv_context *c,
+			   const struct ibv_query_device_ex_input *in,
+			   struct ibv_device_attr_ex *attr, size_t len);
+struct ibv_mw *sr_ibv_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int sr_ibv_dealloc_mw(struct ibv_mw *mw);
+int sr_ibv_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		   struct ibv_mw_bind *bind);
+int sr_ibv_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
+int sr_ibv_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+struct ibv_cq_ex *sr_ibv_create_cq_ex(struct ibv_context *c,
+				      struct ibv_cq_init_attr_ex *attr);
+int sr_ibv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		     struct ibv_send_wr **bad);
+int sr_ibv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		     struct ibv_recv_wr **bad);
+int sr_ibv_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			 struct ibv_recv_wr **bad);
+struct ibv_qp *sr_ibv_create_qp_ex(struct ibv_context *c,
+				   struct ibv_qp_init_attr_ex *attr);
+struct ibv_srq *sr_ibv_create_srq_ex(struct ibv_context *c,
+				     struct ibv_srq_init_attr_ex *attr);
+void sr_ibv_cq_ex_init(struct sr_ibv_cq *cq);
+/* One lib completion as an ibverbs one (cq.c). */
+void sr_ibv_wc_from_sr(struct ibv_wc *out, const struct sr_wc *in);
+/* Drop a CQ's undelivered events from its channel (channel.c). */
+void sr_ibv_channel_forget(struct sr_ibv_cq *w);
+int sr_ibv_qp_ex_init(struct sr_ibv_qp *qp);
+void sr_ibv_qp_ex_fini(struct sr_ibv_qp *qp);
+
+#endif /* SR_VERBS_SHIM_H */
