@@ -272,7 +272,19 @@ void sim_stats(const struct sim_net *n, struct sim_stats *s)
 	*s = n->st;
 }
 
+static bool sim_step_ex(struct sim_net *n, bool timers);
+
 bool sim_step(struct sim_net *n)
+{
+	return sim_step_ex(n, true);
+}
+
+bool sim_step_frames(struct sim_net *n)
+{
+	return sim_step_ex(n, false);
+}
+
+static bool sim_step_ex(struct sim_net *n, bool timers)
 {
 	unsigned int work = 0;
 	uint64_t next = UINT64_MAX;
@@ -296,7 +308,7 @@ bool sim_step(struct sim_net *n)
 	}
 	if (n->nheap > 0)
 		next = n->heap[0].at;
-	for (i = 0; i < 2; i++) {
+	for (i = 0; timers && i < 2; i++) {
 		if (n->dev[i] != NULL) {
 			uint64_t t = sr_dev_next_timer_ns(n->dev[i]);
 

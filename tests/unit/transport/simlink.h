@@ -59,6 +59,8 @@ void sim_inject(struct sim_net *n, int from, const uint8_t *frame,
 
 /* One step.  Returns true if anything happened or is still pending. */
 bool sim_step(struct sim_net *n);
+/* The same, but never jumping the clock to a timer: runs until quiet. */
+bool sim_step_frames(struct sim_net *n);
 uint64_t sim_now(const struct sim_net *n);
 void sim_advance(struct sim_net *n, uint64_t ns);
 uint32_t sim_in_flight(const struct sim_net *n);

@@ -1,0 +1,660 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_crafted.c — one crafted packet per responder error path and per
+ * completer path.
+ *
+ * Responder: frames built with the wire builder are injected into node 1
+ * as if node 0 sent them; node 1's answers are captured (and kept from
+ * node 0).  Completer: node 0's requests are captured and swallowed; the
+ * responses are crafted.
+ */
+#include <string.h>
+
+#include "harness.h"
+#include "sr_check.h"
+#include "wire/build.h"
+#include "wire/parse.h"
+
+#define MAXCAP 64
+
+struct cap {
+	int n;
+	uint8_t op[MAXCAP];
+	uint32_t psn[MAXCAP];
+	uint8_t syn[MAXCAP];
+	uint32_t msn[MAXCAP];
+	uint64_t va[MAXCAP];
+	uint32_t rlen[MAXCAP];
+	uint32_t plen[MAXCAP];
+	uint64_t orig[MAXCAP];
+	int swallow;     /* frames from this node are captured and dropped */
+};
+
+static bool cap_tap(void *ctx, int from, uint8_t *frame, uint32_t *len)
+{
+	struct cap *c = ctx;
+	struct sr_pkt pkt;
+	const struct sr_aeth *a;
+	const struct sr_reth *r;
+	const struct sr_atmack *k;
+	int i;
+
+	if (from != c->swallow)
+		return true;
+	ck_assert_int_eq(sr_parse_eth(frame, *len, 0, &pkt), SR_PARSE_OK);
+	if (c->n < MAXCAP) {
+		i = c->n++;
+		c->op[i] = pkt.opcode;
+		c->psn[i] = sr_bth_psn(sr_pkt_bth(&pkt));
+		a = sr_pkt_ext(&pkt, SR_EXT_AETH);
+		r = sr_pkt_ext(&pkt, SR_EXT_RETH);
+		k = sr_pkt_ext(&pkt, SR_EXT_ATMACK);
+		c->syn[i] = a ? sr_aeth_syndrome(a) : 0xff;
+		c->msn[i] = a ? sr_aeth_msn(a) : 0;
+		c->va[i] = r ? sr_reth_va(r) : 0;
+		c->rlen[i] = r ? sr_reth_len(r) : 0;
+		c->plen[i] = pkt.payload_len;
+		c->orig[i] = k ? sr_atmack_orig(k) : 0;
+	}
+	return false;
+}
+
+/* A frame from node `from` to node 1-from's QP. */
+static void craft_init(struct h_pair *p, int from, struct sr_build *b,
+		       uint8_t opcode, uint32_t psn)
+{
+	struct h_node *s = &p->n[from], *d = &p->n[1 - from];
+
+	memset(b, 0, sizeof(*b));
+	memcpy(b->dmac, d->mac, 6);
+	memcpy(b->smac, s->mac, 6);
+	memcpy(b->sgid, s->gid, 16);
+	memcpy(b->dgid, d->gid, 16);
+	b->hop_limit = 64;
+	b->ip_df = true;
+	b->sport = 0xc000;
+	b->opcode = opcode;
+	b->pkey = 0xffff;
+	b->dqpn = sr_qp_num(d->qp);
+	b->psn = psn & 0xffffff;
+}
+
+static void craft_send(struct h_pair *p, int from, const struct sr_build *b,
+		       const void *payload, uint32_t len)
+{
+	uint8_t frame[5000];
+	int n = sr_build_frame(frame, sizeof(frame), b, payload, len);
+
+	ck_assert_int_gt(n, 0);
+	sim_inject(p->net, from, frame, (uint32_t)n);
+}
+
+static void settle(struct h_pair *p)
+{
+	for (int i = 0; i < 2000; i++)
+		if (!sim_step_frames(p->net))
+			break;
+}
+
+/* ------------------------------------------------------------------ */
+/* Responder                                                          */
+
+struct rcase {
+	const char *name;
+	uint8_t opcode;
+	uint32_t payload;
+	int post_recv;           /* receive WQEs to post first */
+	bool bad_lkey_recv;      /* post it with a bad L_Key */
+	uint32_t recv_len;
+	unsigned int access;     /* QP access flags, 0: all */
+	enum { RK_GOOD, RK_BAD, RK_OOB, RK_MISALIGN } rkey;
+	uint8_t want_syn;        /* 0xff: no answer */
+	bool want_err;           /* QP goes to ERR */
+	int want_recv_status;    /* -1: no receive completion */
+	enum sr_counter want_cnt;
+};
+
+#define NAK(c) (SR_AETH_NAK | SR_NAK_##c)
+
+static const struct rcase rcases[] = {
+	{ "send middle without first", SR_OPCODE(RC, SEND_MIDDLE), 1024, 1, .recv_len = 4096,
+	  .want_syn = NAK(INVALID_REQ), .want_err = true, .want_recv_status = -1 },
+	{ "send first shorter than MTU", SR_OPCODE(RC, SEND_FIRST), 100, 1, .recv_len = 4096,
+	  .want_syn = NAK(INVALID_REQ), .want_err = true, .want_recv_status = -1 },
+	{ "send longer than the receive", SR_OPCODE(RC, SEND_ONLY), 200, 1, .recv_len = 100,
+	  .want_syn = NAK(INVALID_REQ), .want_err = true,
+	  .want_recv_status = SR_WC_LOC_LEN_ERR },
+	{ "send into a bad L_Key", SR_OPCODE(RC, SEND_ONLY), 200, 1, .bad_lkey_recv = true,
+	  .recv_len = 4096, .want_syn = NAK(REMOTE_OP), .want_err = true,
+	  .want_recv_status = SR_WC_LOC_PROT_ERR },
+	{ "send without a receive", SR_OPCODE(RC, SEND_ONLY), 200, 0,
+	  .want_syn = SR_AETH_RNR_NAK | 1, .want_recv_status = -1,
+	  .want_cnt = SR_CNT_RNR_NAK_SENT },
+	{ "write-with-imm without a receive", SR_OPCODE(RC, WRITE_ONLY_IMM), 64, 0,
+	  .want_syn = SR_AETH_RNR_NAK | 1, .want_recv_status = -1 },
+	{ "write with a bad R_Key", SR_OPCODE(RC, WRITE_ONLY), 64, 0, .rkey = RK_BAD,
+	  .want_syn = NAK(REMOTE_ACCESS), .want_err = true, .want_recv_status = -1 },
+	{ "write out of bounds", SR_OPCODE(RC, WRITE_ONLY), 64, 0, .rkey = RK_OOB,
+	  .want_syn = NAK(REMOTE_ACCESS), .want_err = true, .want_recv_status = -1 },
+	{ "write to a QP without remote write", SR_OPCODE(RC, WRITE_ONLY), 64, 0,
+	  .access = SR_ACCESS_REMOTE_READ, .want_syn = NAK(INVALID_REQ),
+	  .want_err = true, .want_recv_status = -1 },
+	{ "write length differs from RETH", SR_OPCODE(RC, WRITE_ONLY), 63, 0,
+	  .want_syn = NAK(INVALID_REQ), .want_err = true, .want_recv_status = -1 },
+	{ "read with a bad R_Key", SR_OPCODE(RC, READ_REQUEST), 0, 0, .rkey = RK_BAD,
+	  .want_syn = NAK(REMOTE_ACCESS), .want_err = true, .want_recv_status = -1 },
+	{ "read out of bounds", SR_OPCODE(RC, READ_REQUEST), 0, 0, .rkey = RK_OOB,
+	  .want_syn = NAK(REMOTE_ACCESS), .want_err = true, .want_recv_status = -1 },
+	{ "read from a QP without remote read", SR_OPCODE(RC, READ_REQUEST), 0, 0,
+	  .access = SR_ACCESS_REMOTE_WRITE, .want_syn = NAK(INVALID_REQ),
+	  .want_err = true, .want_recv_status = -1 },
+	{ "atomic misaligned", SR_OPCODE(RC, FETCH_ADD), 0, 0, .rkey = RK_MISALIGN,
+	  .want_syn = NAK(INVALID_REQ), .want_err = true, .want_recv_status = -1 },
+	{ "atomic with a bad R_Key", SR_OPCODE(RC, COMPARE_SWAP), 0, 0, .rkey = RK_BAD,
+	  .want_syn = NAK(REMOTE_ACCESS), .want_err = true, .want_recv_status = -1 },
+	{ "atomic to a QP without remote atomic", SR_OPCODE(RC, FETCH_ADD), 0, 0,
+	  .access = SR_ACCESS_REMOTE_WRITE, .want_syn = NAK(INVALID_REQ),
+	  .want_err = true, .want_recv_status = -1 },
+	{ "send-with-invalidate of a bad R_Key", SR_OPCODE(RC, SEND_ONLY_INV), 16, 1,
+	  .recv_len = 64, .rkey = RK_BAD, .want_syn = NAK(INVALID_REQ),
+	  .want_err = true, .want_recv_status = SR_WC_REM_INV_REQ_ERR },
+	{ "UC opcode on an RC QP", SR_OPCODE(UC, SEND_ONLY), 16, 1, .recv_len = 64,
+	  .want_syn = 0xff, .want_recv_status = -1, .want_cnt = SR_CNT_OPCODE_DROP },
+};
+
+START_TEST(test_responder_errors)
+{
+	const struct rcase *rc = &rcases[_i];
+	struct h_pair p;
+	struct h_opts o;
+	struct cap cap = { .swallow = 1 };
+	struct sr_build b;
+	uint8_t payload[4096];
+	struct sr_wc wc;
+	uint64_t cnt[SR_CNT_MAX];
+	struct h_node *n1;
+
+	h_default_opts(&o, SR_QPT_RC);
+	o.access = rc->access;
+	h_pair_init(&p, &o);
+	n1 = &p.n[1];
+	sim_set_tap(p.net, cap_tap, &cap);
+	for (int i = 0; i < rc->post_recv; i++) {
+		struct sr_sge sge = {
+			.addr = (uint64_t)(uintptr_t)n1->buf, .length = rc->recv_len,
+			.lkey = rc->bad_lkey_recv ? 0x12345678 : sr_mr_lkey(n1->mr),
+		};
+		struct sr_recv_wr rw = { .wr_id = 77, .sg_list = &sge, .num_sge = 1 };
+		const struct sr_recv_wr *bad;
+
+		ck_assert_int_eq(sr_qp_post_recv(n1->qp, &rw, &bad), 0);
+	}
+	memset(payload, 0x5a, sizeof(payload));
+	craft_init(&p, 0, &b, rc->opcode, o.psn0);
+	b.ackreq = true;
+	b.reth_va = b.atm_va = (uint64_t)(uintptr_t)n1->buf + 64;
+	b.reth_rkey = b.atm_rkey = b.ieth_rkey = sr_mr_rkey(n1->mr);
+	b.reth_len = rc->payload ? 64 : 128;
+	if (rc->rkey == RK_BAD)
+		b.reth_rkey = b.atm_rkey = b.ieth_rkey = sr_mr_rkey(n1->mr) ^ 0x55;
+	if (rc->rkey == RK_OOB)
+		b.reth_va = b.atm_va = (uint64_t)(uintptr_t)n1->buf + o.buflen - 16;
+	if (rc->rkey == RK_MISALIGN)
+		b.atm_va += 3;
+	if (rc->opcode == SR_OPCODE(UC, SEND_ONLY))
+		b.dqpn = sr_qp_num(n1->qp);
+	craft_send(&p, 0, &b, payload, rc->payload);
+	settle(&p);
+
+	if (rc->want_syn == 0xff) {
+		ck_assert_int_eq(cap.n, 0);
+	} else {
+		ck_assert_int_ge(cap.n, 1);
+		ck_assert_uint_eq(cap.op[0], SR_OPCODE(RC, ACKNOWLEDGE));
+		ck_assert_uint_eq(cap.syn[0], rc->want_syn);
+		ck_assert_uint_eq(cap.psn[0], o.psn0 & 0xffffff);
+	}
+	ck_assert_int_eq(sr_qp_state(n1->qp) == SR_QPS_ERR, rc->want_err);
+	if (rc->want_recv_status >= 0) {
+		ck_assert_int_eq(sr_cq_poll(n1->rcq, 1, &wc), 1);
+		ck_assert_int_eq(wc.status, rc->want_recv_status);
+		ck_assert_uint_eq(wc.wr_id, 77);
+	} else if (!rc->want_err) {
+		ck_assert_int_eq(sr_cq_poll(n1->rcq, 1, &wc), 0);
+	}
+	if (rc->want_cnt) {
+		sr_qp_counters(n1->qp, cnt);
+		ck_assert_uint_gt(cnt[rc->want_cnt], 0);
+	}
+	h_pair_fini(&p);
+}
+END_TEST
+
+/* One sequence NAK per gap; the expected PSN clears it. */
+START_TEST(test_responder_seq_nak_once)
+{
+	struct h_pair p;
+	struct h_opts o;
+	struct cap cap = { .swallow = 1 };
+	struct sr_build b;
+	uint8_t pl[16] = { 0 };
+
+	h_default_opts(&o, SR_QPT_RC);
+	h_pair_init(&p, &o);
+	sim_set_tap(p.net, cap_tap, &cap);
+	ck_assert_int_eq(h_post_recv(&p, 1, 1, 0, 64), 0);
+	ck_assert_int_eq(h_post_recv(&p, 1, 2, 64, 64), 0);
+	craft_init(&p, 0, &b, SR_OPCODE(RC, SEND_ONLY), o.psn0 + 2);
+	b.ackreq = true;
+	craft_send(&p, 0, &b, pl, 16);
+	b.psn = (o.psn0 + 3) & 0xffffff;
+	craft_send(&p, 0, &b, pl, 16);
+	settle(&p);
+	ck_assert_int_eq(cap.n, 1);
+	ck_assert_uint_eq(cap.syn[0], NAK(PSN_SEQ_ERR));
+	ck_assert_uint_eq(cap.psn[0], o.psn0 & 0xffffff);
+	ck_assert_int_eq(sr_qp_state(p.n[1].qp), SR_QPS_RTS);
+	/* the expected PSN: ACK with MSN 1; then a new gap: a new NAK */
+	b.psn = o.psn0 & 0xffffff;
+	craft_send(&p, 0, &b, pl, 16);
+	settle(&p);
+	ck_assert_int_eq(cap.n, 2);
+	ck_assert_uint_eq(cap.syn[1], SR_AETH_CREDITS_INVALID);
+	ck_assert_uint_eq(cap.msn[1], 1);
+	b.psn = (o.psn0 + 5) & 0xffffff;
+	craft_send(&p, 0, &b, pl, 16);
+	settle(&p);
+	ck_assert_int_eq(cap.n, 3);
+	ck_assert_uint_eq(cap.syn[2], NAK(PSN_SEQ_ERR));
+	ck_assert_uint_eq(cap.psn[2], (o.psn0 + 1) & 0xffffff);
+	h_pair_fini(&p);
+}
+END_TEST
+
+/* Duplicates: SEND re-ACKed, READ answered from its PSN, atomic from cache. */
+START_TEST(test_responder_duplicates)
+{
+	struct h_pair p;
+	struct h_opts o;
+	struct cap cap = { .swallow = 1 };
+	struct sr_build b;
+	uint8_t pl[16] = { 0 };
+	uint64_t v = 5;
+	struct h_node *n1;
+	uint32_t psn;
+
+	h_default_opts(&o, SR_QPT_RC);
+	o.mtu = SR_MTU_256;
+	h_pair_init(&p, &o);
+	n1 = &p.n[1];
+	sim_set_tap(p.net, cap_tap, &cap);
+	memcpy(n1->buf + 8, &v, 8);
+	psn = o.psn0;
+	/* SEND, then its duplicate */
+	ck_assert_int_eq(h_post_recv(&p, 1, 1, 4096, 64), 0);
+	craft_init(&p, 0, &b, SR_OPCODE(RC, SEND_ONLY), psn);
+	b.ackreq = true;
+	craft_send(&p, 0, &b, pl, 16);
+	settle(&p);
+	craft_send(&p, 0, &b, pl, 16);
+	settle(&p);
+	ck_assert_int_eq(cap.n, 2);
+	ck_assert_uint_eq(cap.psn[1], psn & 0xffffff);
+	ck_assert_uint_eq(cap.syn[1], SR_AETH_CREDITS_INVALID);
+	psn++;
+	/* FETCH_ADD, then its duplicate: answered from the cache */
+	craft_init(&p, 0, &b, SR_OPCODE(RC, FETCH_ADD), psn);
+	b.ackreq = true;
+	b.atm_va = (uint64_t)(uintptr_t)n1->buf + 8;
+	b.atm_rkey = sr_mr_rkey(n1->mr);
+	b.atm_swap_add = 10;
+	craft_send(&p, 0, &b, NULL, 0);
+	settle(&p);
+	craft_send(&p, 0, &b, NULL, 0);
+	settle(&p);
+	ck_assert_int_eq(cap.n, 4);
+	ck_assert_uint_eq(cap.op[2], SR_OPCODE(RC, ATOMIC_ACKNOWLEDGE));
+	ck_assert_uint_eq(cap.orig[2], 5);
+	ck_assert_uint_eq(cap.op[3], SR_OPCODE(RC, ATOMIC_ACKNOWLEDGE));
+	ck_assert_uint_eq(cap.orig[3], 5);
+	memcpy(&v, n1->buf + 8, 8);
+	ck_assert_uint_eq(v, 15);          /* executed once */
+	psn++;
+	/* READ of 1000 bytes = 4 responses; duplicate from its 3rd PSN */
+	craft_init(&p, 0, &b, SR_OPCODE(RC, READ_REQUEST), psn);
+	b.ackreq = true;
+	b.reth_va = (uint64_t)(uintptr_t)n1->buf + 1000;
+	b.reth_rkey = sr_mr_rkey(n1->mr);
+	b.reth_len = 1000;
+	craft_send(&p, 0, &b, NULL, 0);
+	settle(&p);
+	ck_assert_int_eq(cap.n, 8);
+	ck_assert_uint_eq(cap.op[4], SR_OPCODE(RC, READ_RESPONSE_FIRST));
+	ck_assert_uint_eq(cap.op[7], SR_OPCODE(RC, READ_RESPONSE_LAST));
+	ck_assert_uint_eq(cap.plen[7], 1000 - 768);
+	b.psn = (psn + 2) & 0xffffff;
+	b.reth_va += 512;
+	b.reth_len = 488;
+	craft_send(&p, 0, &b, NULL, 0);
+	settle(&p);
+	ck_assert_int_eq(cap.n, 10);
+	ck_assert_uint_eq(cap.op[8], SR_OPCODE(RC, READ_RESPONSE_FIRST));
+	ck_assert_uint_eq(cap.psn[8], (psn + 2) & 0xffffff);
+	ck_assert_uint_eq(cap.op[9], SR_OPCODE(RC, READ_RESPONSE_LAST));
+	ck_assert_uint_eq(cap.plen[9], 488 - 256);
+	ck_assert_int_eq(sr_qp_state(n1->qp), SR_QPS_RTS);
+	h_pair_fini(&p);
+}
+END_TEST
+
+/* Drops before any QP: unknown QPN, bad P_Key, bad ICRC. */
+START_TEST(test_device_drops)
+{
+	struct h_pair p;
+	struct h_opts o;
+	struct cap cap = { .swallow = 1 };
+	struct sr_build b;
+	uint8_t frame[256], pl[16] = { 0 };
+	uint64_t cnt[SR_CNT_MAX], pd[SR_PARSE_MAX];
+	int n;
+
+	h_default_opts(&o, SR_QPT_RC);
+	h_pair_init(&p, &o);
+	sim_set_tap(p.net, cap_tap, &cap);
+	craft_init(&p, 0, &b, SR_OPCODE(RC, SEND_ONLY), o.psn0);
+	b.dqpn = 0x777;
+	craft_send(&p, 0, &b, pl, 16);
+	craft_init(&p, 0, &b, SR_OPCODE(RC, SEND_ONLY), o.psn0);
+	b.pkey = 0x1234;
+	craft_send(&p, 0, &b, pl, 16);
+	craft_init(&p, 0, &b, SR_OPCODE(RC, SEND_ONLY), o.psn0);
+	n = sr_build_frame(frame, sizeof(frame), &b, pl, 16);
+	frame[n - 1] ^= 1;
+	sim_inject(p.net, 0, frame, (uint32_t)n);
+	settle(&p);
+	ck_assert_int_eq(cap.n, 0);
+	sr_dev_counters(p.n[1].dev, cnt);
+	ck_assert_uint_eq(cnt[SR_CNT_UNKNOWN_QP], 1);
+	ck_assert_uint_eq(cnt[SR_CNT_PKEY_DROP], 1);
+	ck_assert_uint_eq(cnt[SR_CNT_PARSE_DROP], 1);
+	sr_dev_parse_drops(p.n[1].dev, pd);
+	ck_assert_uint_eq(pd[SR_PARSE_ICRC], 1);
+	h_pair_fini(&p);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Completer                                                          */
+
+static void ack(struct h_pair *p, uint32_t psn, uint8_t syn, uint32_t msn)
+{
+	struct sr_build b;
+
+	craft_init(p, 1, &b, SR_OPCODE(RC, ACKNOWLEDGE), psn);
+	b.aeth_syndrome = syn;
+	b.aeth_msn = msn;
+	craft_send(p, 1, &b, NULL, 0);
+}
+
+static struct h_pair *comp_setup(struct h_pair *p, struct cap *cap,
+				 struct h_opts *o)
+{
+	h_pair_init(p, o);
+	cap->swallow = 0;
+	sim_set_tap(p->net, cap_tap, cap);
+	return p;
+}
+
+START_TEST(test_comp_coalesced_ack)
+{
+	struct h_pair p;
+	struct h_opts o;
+	struct cap cap = { 0 };
+	struct sr_wc wc[4];
+
+	h_default_opts(&o, SR_QPT_RC);
+	comp_setup(&p, &cap, &o);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 10, 0, SR_SEND_SIGNALED), 0);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 2, 0, 10, 0, SR_SEND_SIGNALED), 0);
+	settle(&p);
+	ck_assert_int_eq(cap.n, 2);
+	ack(&p, o.psn0 + 1, SR_AETH_CREDITS_INVALID, 2);   /* acks both */
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, wc, 2, 1000), 2);
+	ck_assert_uint_eq(wc[0].wr_id, 1);
+	ck_assert_uint_eq(wc[1].wr_id, 2);
+	ck_assert_int_eq(wc[1].status, SR_WC_SUCCESS);
+	/* a ghost ACK (never sent) changes nothing */
+	ack(&p, o.psn0 + 50, SR_AETH_CREDITS_INVALID, 3);
+	settle(&p);
+	ck_assert_int_eq(sr_qp_state(p.n[0].qp), SR_QPS_RTS);
+	h_pair_fini(&p);
+}
+END_TEST
+
+START_TEST(test_comp_seq_nak_retransmit)
+{
+	struct h_pair p;
+	struct h_opts o;
+	struct cap cap = { 0 };
+	struct sr_wc wc;
+
+	h_default_opts(&o, SR_QPT_RC);
+	comp_setup(&p, &cap, &o);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 4000, 0, SR_SEND_SIGNALED), 0);
+	settle(&p);
+	ck_assert_int_eq(cap.n, 4);
+	ack(&p, o.psn0 + 2, NAK(PSN_SEQ_ERR), 0);  /* lost the third packet */
+	settle(&p);
+	ck_assert_int_eq(cap.n, 6);                  /* MIDDLE and LAST again */
+	ck_assert_uint_eq(cap.psn[4], (o.psn0 + 2) & 0xffffff);
+	ck_assert_uint_eq(cap.op[4], SR_OPCODE(RC, SEND_MIDDLE));
+	ck_assert_uint_eq(cap.op[5], SR_OPCODE(RC, SEND_LAST));
+	ack(&p, o.psn0 + 3, SR_AETH_CREDITS_INVALID, 1);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 1000), 1);
+	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
+	h_pair_fini(&p);
+}
+END_TEST
+
+/* Error NAKs: the WQE fails with the matching status, the QP goes to ERR. */
+START_TEST(test_comp_error_naks)
+{
+	static const struct { uint8_t syn; enum sr_wc_status st; } t[] = {
+		{ NAK(INVALID_REQ), SR_WC_REM_INV_REQ_ERR },
+		{ NAK(REMOTE_ACCESS), SR_WC_REM_ACCESS_ERR },
+		{ NAK(REMOTE_OP), SR_WC_REM_OP_ERR },
+	};
+	struct h_pair p;
+	struct h_opts o;
+	struct cap cap = { 0 };
+	struct sr_wc wc[3];
+
+	h_default_opts(&o, SR_QPT_RC);
+	comp_setup(&p, &cap, &o);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 10, 0, 0), 0);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_WRITE, 2, 0, 10, 0, 0), 0);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 3, 0, 10, 0, 0), 0);
+	settle(&p);
+	ack(&p, o.psn0 + 1, t[_i].syn, 1);   /* implicitly acks the first */
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, wc, 2, 1000), 2);
+	ck_assert_uint_eq(wc[0].wr_id, 2);
+	ck_assert_int_eq(wc[0].status, t[_i].st);
+	ck_assert_uint_eq(wc[1].wr_id, 3);
+	ck_assert_int_eq(wc[1].status, SR_WC_WR_FLUSH_ERR);
+	ck_assert_int_eq(sr_qp_state(p.n[0].qp), SR_QPS_ERR);
+	h_pair_fini(&p);
+}
+END_TEST
+
+START_TEST(test_comp_timeout_and_retry_exhaustion)
+{
+	struct h_pair p;
+	struct h_opts o;
+	struct cap cap = { 0 };
+	struct sr_wc wc;
+	uint64_t cnt[SR_CNT_MAX];
+
+	h_default_opts(&o, SR_QPT_RC);
+	o.retry = 3;
+	o.timeout = 10;    /* 4.19 ms */
+	comp_setup(&p, &cap, &o);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 10, 0, 0), 0);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 100000), 1);
+	ck_assert_int_eq(wc.status, SR_WC_RETRY_EXC_ERR);
+	ck_assert_int_eq(cap.n, 4);                 /* first try + 3 retries */
+	for (int i = 0; i < 4; i++)
+		ck_assert_uint_eq(cap.psn[i], o.psn0 & 0xffffff);
+	sr_qp_counters(p.n[0].qp, cnt);
+	ck_assert_uint_eq(cnt[SR_CNT_TIMEOUT], 4);
+	ck_assert_uint_eq(cnt[SR_CNT_RETRY_EXC], 1);
+	ck_assert_int_eq(sr_qp_state(p.n[0].qp), SR_QPS_ERR);
+	h_pair_fini(&p);
+}
+END_TEST
+
+START_TEST(test_comp_rnr_wait)
+{
+	struct h_pair p;
+	struct h_opts o;
+	struct cap cap = { 0 };
+	struct sr_wc wc;
+	uint64_t t0;
+
+	h_default_opts(&o, SR_QPT_RC);
+	comp_setup(&p, &cap, &o);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 10, 0, SR_SEND_SIGNALED), 0);
+	settle(&p);
+	ck_assert_int_eq(cap.n, 1);
+	t0 = sim_now(p.net);
+	ack(&p, o.psn0, SR_AETH_RNR_NAK | 14, 0);   /* 1.28 ms */
+	while (cap.n < 2 && sim_step(p.net))
+		;
+	ck_assert_int_eq(cap.n, 2);
+	ck_assert_uint_ge(sim_now(p.net) - t0, 1280000);
+	ack(&p, o.psn0, SR_AETH_CREDITS_INVALID, 1);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 1000), 1);
+	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
+	h_pair_fini(&p);
+}
+END_TEST
+
+/* READ: implicit NAK by a later ACK, resumption after a lost response,
+ * implicit ACK of an earlier SEND by a READ response. */
+START_TEST(test_comp_read_paths)
+{
+	struct h_pair p;
+	struct h_opts o;
+	struct cap cap = { 0 };
+	struct sr_wc wc[2];
+	struct sr_build b;
+	uint8_t data[1024];
+	uint32_t psn;
+
+	h_default_opts(&o, SR_QPT_RC);
+	o.mtu = SR_MTU_256;
+	comp_setup(&p, &cap, &o);
+	for (int i = 0; i < 1024; i++)
+		data[i] = (uint8_t)i;
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 10, 0, SR_SEND_SIGNALED), 0);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_READ, 2, 8192, 1000, 0,
+				     SR_SEND_SIGNALED), 0);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 3, 0, 10, 0, SR_SEND_SIGNALED), 0);
+	settle(&p);
+	ck_assert_int_eq(cap.n, 3);
+	psn = o.psn0 + 1;                     /* the READ: psn .. psn+3 */
+	ck_assert_uint_eq(cap.op[1], SR_OPCODE(RC, READ_REQUEST));
+	ck_assert_uint_eq(cap.psn[2], (psn + 4) & 0xffffff);
+	/* ACK of the last SEND without READ responses: implicit NAK */
+	ack(&p, psn + 4, SR_AETH_CREDITS_INVALID, 3);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, wc, 1, 1000), 1);
+	ck_assert_uint_eq(wc[0].wr_id, 1);   /* the SEND before it: acked */
+	settle(&p);
+	ck_assert_int_ge(cap.n, 4);
+	ck_assert_uint_eq(cap.op[3], SR_OPCODE(RC, READ_REQUEST));
+	ck_assert_uint_eq(cap.psn[3], psn & 0xffffff);
+	ck_assert_uint_eq(cap.rlen[3], 1000);
+	/* FIRST arrives, MIDDLE is lost, then LAST: READ resumed */
+	int before = cap.n;
+
+	craft_init(&p, 1, &b, SR_OPCODE(RC, READ_RESPONSE_FIRST), psn);
+	b.aeth_syndrome = SR_AETH_CREDITS_INVALID;
+	craft_send(&p, 1, &b, data, 256);
+	craft_init(&p, 1, &b, SR_OPCODE(RC, READ_RESPONSE_MIDDLE), psn + 2);
+	craft_send(&p, 1, &b, data + 512, 256);
+	settle(&p);
+	ck_assert_int_gt(cap.n, before);
+	ck_assert_uint_eq(cap.op[before], SR_OPCODE(RC, READ_REQUEST));
+	ck_assert_uint_eq(cap.psn[before], (psn + 1) & 0xffffff);
+	ck_assert_uint_eq(cap.rlen[before], 1000 - 256);
+	ck_assert_uint_eq(cap.va[before],
+			  (uint64_t)(uintptr_t)p.n[1].buf + 256);
+	/* the rest, as a fresh response to the resumed request */
+	craft_init(&p, 1, &b, SR_OPCODE(RC, READ_RESPONSE_FIRST), psn + 1);
+	b.aeth_syndrome = SR_AETH_CREDITS_INVALID;
+	craft_send(&p, 1, &b, data + 256, 256);
+	craft_init(&p, 1, &b, SR_OPCODE(RC, READ_RESPONSE_MIDDLE), psn + 2);
+	craft_send(&p, 1, &b, data + 512, 256);
+	craft_init(&p, 1, &b, SR_OPCODE(RC, READ_RESPONSE_LAST), psn + 3);
+	b.aeth_syndrome = SR_AETH_CREDITS_INVALID;
+	craft_send(&p, 1, &b, data + 768, 232);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, wc, 1, 1000), 1);
+	ck_assert_uint_eq(wc[0].wr_id, 2);
+	ck_assert_int_eq(wc[0].status, SR_WC_SUCCESS);
+	ck_assert_mem_eq(p.n[0].buf + 8192, data, 1000);
+	ack(&p, psn + 4, SR_AETH_CREDITS_INVALID, 3);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, wc, 1, 1000), 1);
+	ck_assert_uint_eq(wc[0].wr_id, 3);
+	h_pair_fini(&p);
+}
+END_TEST
+
+START_TEST(test_comp_implicit_ack_by_read_response)
+{
+	struct h_pair p;
+	struct h_opts o;
+	struct cap cap = { 0 };
+	struct sr_wc wc[2];
+	struct sr_build b;
+	uint8_t data[64] = { 1, 2, 3 };
+
+	h_default_opts(&o, SR_QPT_RC);
+	comp_setup(&p, &cap, &o);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_WRITE, 1, 0, 10, 0, SR_SEND_SIGNALED), 0);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_READ, 2, 100, 64, 0,
+				     SR_SEND_SIGNALED), 0);
+	settle(&p);
+	craft_init(&p, 1, &b, SR_OPCODE(RC, READ_RESPONSE_ONLY), o.psn0 + 1);
+	b.aeth_syndrome = SR_AETH_CREDITS_INVALID;
+	craft_send(&p, 1, &b, data, 64);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, wc, 2, 1000), 2);
+	ck_assert_uint_eq(wc[0].wr_id, 1);
+	ck_assert_uint_eq(wc[1].wr_id, 2);
+	ck_assert_mem_eq(p.n[0].buf + 100, data, 64);
+	h_pair_fini(&p);
+}
+END_TEST
+
+static Suite *crafted_suite(void)
+{
+	Suite *s = suite_create("transport_crafted");
+	TCase *r = tcase_create("responder");
+	TCase *c = tcase_create("completer");
+
+	tcase_add_loop_test(r, test_responder_errors, 0,
+			    (int)(sizeof(rcases) / sizeof(rcases[0])));
+	tcase_add_test(r, test_responder_seq_nak_once);
+	tcase_add_test(r, test_responder_duplicates);
+	tcase_add_test(r, test_device_drops);
+	tcase_add_test(c, test_comp_coalesced_ack);
+	tcase_add_test(c, test_comp_seq_nak_retransmit);
+	tcase_add_loop_test(c, test_comp_error_naks, 0, 3);
+	tcase_add_test(c, test_comp_timeout_and_retry_exhaustion);
+	tcase_add_test(c, test_comp_rnr_wait);
+	tcase_add_test(c, test_comp_read_paths);
+	tcase_add_test(c, test_comp_implicit_ack_by_read_response);
+	suite_add_tcase(s, r);
+	suite_add_tcase(s, c);
+	return s;
+}
+
+SR_CHECK_MAIN(crafted_suite)
