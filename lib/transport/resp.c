@@ -679,6 +679,10 @@ void sr_resp_rx(struct sr_qp *qp, const struct sr_pkt *pkt)
 		return;
 	}
 	if (qp->type == SR_QPT_UC) {
+		if (sr_psn_diff(psn, qp->resp.psn) < 0) {
+			sr_qp_count(qp, SR_CNT_REQ_DUP, 1);   /* duplicate */
+			return;
+		}
 		if (psn != qp->resp.psn) {
 			sr_resp_uc_abort(qp);
 			qp->resp.uc_drop = true;
