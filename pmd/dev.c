@@ -238,6 +238,7 @@ int sr_pmd_dev_create(const struct sr_pmd_config *cfg, int lock_fd,
 		}
 	}
 	dev->neigh_next_ns = sr_dev_now_ns(dev);
+	dev->link_ok = true;
 	*out = dev;
 	return 0;
 out_stats:

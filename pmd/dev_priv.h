@@ -59,6 +59,8 @@ struct sr_pmd_dev {
 	uint32_t mtu, path_mtu, max_frame;
 	bool tx_ip_cksum, tx_udp_cksum, tx_multi_seg;
 	bool memif_client;            /* reconnects itself (port.c) */
+	bool memif;                   /* bursts only while the link is up */
+	bool link_ok;                 /* this round may burst */
 	uint64_t link_check_ns, link_down_since_ns;
 
 	struct sr_pmd_addr addr;

@@ -190,7 +190,8 @@ static int sr_port_start(struct sr_pmd_dev *dev,
 	const struct timespec nap = { .tv_nsec = 50 * 1000 * 1000 };
 	int rc;
 
-	dev->memif_client = strcmp(info->driver_name, "net_memif") == 0 &&
+	dev->memif = strcmp(info->driver_name, "net_memif") == 0;
+	dev->memif_client = dev->memif &&
 			    strstr(dev->cfg.port, "role=client") != NULL;
 	for (uint32_t waited = 0;; waited += 50) {
 		rc = rte_eth_dev_start(dev->port_id);

@@ -137,7 +137,7 @@ static void sr_rxtx_burst(struct sr_pmd_dev *dev)
 		return;
 	for (uint32_t i = 0; i < n; i++)
 		bytes += dev->tx_out[i]->pkt_len;
-	while (sent < n && tries++ < SR_TX_RETRIES)
+	while (dev->link_ok && sent < n && tries++ < SR_TX_RETRIES)
 		sent += rte_eth_tx_burst(dev->port_id, 0, dev->tx_out + sent,
 					 (uint16_t)(n - sent));
 	for (uint32_t i = sent; i < n; i++) {
