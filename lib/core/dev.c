@@ -124,6 +124,7 @@ unsigned int sr_dev_poll(struct sr_dev *dev, unsigned int budget)
 	for (i = 0; i < SR_MAX_QP && seen < dev->nqp; i++) {
 		struct sr_qp *qp = dev->qps[i];
 		enum sr_qp_state st;
+		unsigned int n;
 
 		if (qp == NULL)
 			continue;
@@ -136,8 +137,10 @@ unsigned int sr_dev_poll(struct sr_dev *dev, unsigned int budget)
 			continue;
 		}
 		work += sr_comp_run(qp, now);
-		work += sr_req_run(qp, budget);
-		work += sr_resp_run(qp, budget);
+		n = sr_req_run(qp, budget);
+		if (n > 0)      /* UC/UD and local WRs are done once sent */
+			n += sr_comp_run(qp, now);
+		work += n + sr_resp_run(qp, budget);
 		if (sr_qp_state_get(qp) == SR_QPS_ERR) {
 			sr_qp_flush(qp);
 			continue;

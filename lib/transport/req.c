@@ -317,6 +317,7 @@ unsigned int sr_req_run(struct sr_qp *qp, unsigned int budget)
 				w->state = SR_WQE_DONE;
 				qp->req.idx++;
 				qp->req.off = 0;
+				sent++;
 				if (w->status != SR_WC_SUCCESS) {
 					sr_qp_enter_err(qp, -1);
 					break;

@@ -92,7 +92,7 @@ static void h_node_init(struct h_pair *p, int i)
 			       SR_ACCESS_MW_BIND);
 	ck_assert_ptr_nonnull(n->mr);
 	n->scq = sr_cq_create(n->dev, o->cqe, NULL, NULL);
-	n->rcq = sr_cq_create(n->dev, o->cqe, NULL, NULL);
+	n->rcq = sr_cq_create(n->dev, o->cqe, o->rcq_notify, n);
 	ck_assert_ptr_nonnull(n->scq);
 	ck_assert_ptr_nonnull(n->rcq);
 	if (o->srq) {

@@ -29,6 +29,7 @@ struct h_opts {
 	bool no_connect;         /* leave the QPs in RESET */
 	uint32_t access;         /* QP access flags (0: all remote) */
 	uint32_t max_inline;
+	sr_cq_notify_fn rcq_notify;  /* notify callback of the recv CQs */
 	struct sim_cfg sim;
 };
 
