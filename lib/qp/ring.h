@@ -58,7 +58,12 @@ static inline void sr_ring_publish(struct sr_ring *r, uint32_t new_prod)
 	atomic_store_explicit(&r->prod, new_prod, memory_order_release);
 }
 
-/* Consumer side. */
+/* Consumer side: acquire, so the slots up to it are visible. */
+static inline uint32_t sr_ring_prod_acquire(const struct sr_ring *r)
+{
+	return atomic_load_explicit(&r->prod, memory_order_acquire);
+}
+
 static inline uint32_t sr_ring_avail(const struct sr_ring *r, uint32_t cons)
 {
 	return atomic_load_explicit(&r->prod, memory_order_acquire) - cons;

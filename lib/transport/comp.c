@@ -79,7 +79,7 @@ static void sr_comp_sync_req(struct sr_qp *qp)
 		qp->req.idx = qp->comp.idx;
 		qp->req.off = 0;
 		qp->req.psn = qp->comp.psn;
-		if (qp->comp.idx != sr_ring_prod_peek(&qp->sq)) {
+		if (qp->comp.idx != sr_ring_prod_acquire(&qp->sq)) {
 			w = sr_sq_wqe(qp, qp->comp.idx);
 			if (w->state != SR_WQE_POSTED &&
 			    !sr_wr_local(w->wr.opcode))
@@ -91,7 +91,7 @@ static void sr_comp_sync_req(struct sr_qp *qp)
 /* Complete DONE WQEs at the head of the send queue, in order. */
 static unsigned int sr_comp_reap(struct sr_qp *qp)
 {
-	uint32_t prod = sr_ring_prod_peek(&qp->sq);
+	uint32_t prod = sr_ring_prod_acquire(&qp->sq);
 	unsigned int n = 0;
 
 	while (qp->comp.idx != prod) {
@@ -154,7 +154,7 @@ static struct sr_send_wqe *sr_comp_head(struct sr_qp *qp)
 	struct sr_send_wqe *w;
 
 	sr_comp_reap(qp);
-	if (qp->comp.idx == sr_ring_prod_peek(&qp->sq))
+	if (qp->comp.idx == sr_ring_prod_acquire(&qp->sq))
 		return NULL;
 	w = sr_sq_wqe(qp, qp->comp.idx);
 	return w->state == SR_WQE_POSTED || w->state == SR_WQE_DONE ? NULL : w;

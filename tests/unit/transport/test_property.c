@@ -10,6 +10,7 @@
  * nothing leaks (harness teardown).  A failure prints its seed:
  *   SR_PROP_SEED=<seed> ./test_transport_property    replays one case
  *   SR_PROP_SOAK=<n>                                 runs n times more
+ *   SR_PROP_ITERS=<n>                                cases per loop
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -395,7 +396,10 @@ static void run_rc_case(uint64_t seed)
 static unsigned int iterations(unsigned int dflt)
 {
 	const char *s = getenv("SR_PROP_SOAK");
+	const char *n = getenv("SR_PROP_ITERS");
 
+	if (n != NULL)
+		return (unsigned int)strtoul(n, NULL, 0);
 	return s ? dflt * (unsigned int)strtoul(s, NULL, 0) : dflt;
 }
 
