@@ -16,12 +16,8 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "pmd.h"
 #include "qp/cq.h"
 #include "shim.h"
-
-#define SR_FD_WAIT_HELPER_MS 100
-#define SR_FD_WAIT_IDLE_SPIN 1024
 
 static struct sr_ibv_channel *sr_ch_of(struct ibv_comp_channel *ch)
 {
@@ -31,30 +27,17 @@ static struct sr_ibv_channel *sr_ch_of(struct ibv_comp_channel *ch)
 int sr_ibv_fd_wait(struct sr_ibv_rt *rt, int fd)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
-	unsigned int idle = 0;
-	int flags = fcntl(fd, F_GETFL), n, timeout;
+	int flags = fcntl(fd, F_GETFL), n;
 
+	(void)rt;      /* the helper thread progresses meanwhile */
 	if (flags < 0)
 		return -1;
 	if (flags & O_NONBLOCK)
 		return 0;                 /* read() answers EAGAIN itself */
-	for (;;) {
-		bool inline_mode = rt->pmd &&
-				   rt->cfg.mode == SR_PMD_MODE_INLINE;
-		bool helper = atomic_load(&rt->waiters) > 0;
-
-		if (!inline_mode || helper) {
-			timeout = SR_FD_WAIT_HELPER_MS;
-		} else {
-			idle = sr_pmd_progress(rt->pmd) > 0 ? 0 : idle + 1;
-			timeout = idle > SR_FD_WAIT_IDLE_SPIN ? 1 : 0;
-		}
-		n = poll(&p, 1, timeout);
-		if (n > 0)
-			return 0;
-		if (n < 0 && errno != EINTR)
-			return -1;
-	}
+	do
+		n = poll(&p, 1, -1);
+	while (n < 0 && errno == EINTR);
+	return n > 0 ? 0 : -1;
 }
 
 struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)

@@ -49,7 +49,6 @@ static void sr_ibv_dev_init(struct sr_ibv_dev *d, unsigned int index,
 	pthread_mutex_init(&d->rt.lock, NULL);
 	pthread_mutex_init(&d->rt.wait_lock, NULL);
 	pthread_mutex_init(&d->rt.map_lock, NULL);
-	pthread_cond_init(&d->rt.wait_cond, NULL);
 	d->rt.lock_fd = -1;
 }
 
@@ -205,6 +204,8 @@ int sr_ibv_rt_up(struct sr_ibv_rt *rt)
 			goto out_unlock;
 		if (rt->cfg.mode == SR_PMD_MODE_DEDICATED)
 			rc = sr_pmd_start(rt->pmd);
+		else
+			rc = sr_ibv_helper_start(rt);
 	}
 out_unlock:
 	pthread_mutex_unlock(&rt->lock);

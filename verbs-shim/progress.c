@@ -3,14 +3,18 @@
  * progress.c — who runs the device engine.
  *
  * Inline (the default): every post and poll calls sr_pmd_progress(), so a
- * busy-polling consumer drives its own device.  A consumer that blocks —
- * in ibv_get_cq_event(), in poll() on a completion channel's fd, or in
- * ibv_get_async_event() — cannot: while at least one completion channel
- * is armed or a consumer waits for an async event, a helper thread
- * progresses the device, and sleeps on a condition variable otherwise.
- * sr_pmd_progress() lets one thread in at a time, so the helper and the
- * consumer never run the engine together.  In dedicated mode the pmd's
- * own lcore progresses and both calls return at once.
+ * busy-polling consumer drives its own device.  But a consumer is often
+ * elsewhere — blocked in ibv_get_cq_event() or poll() on a channel fd, or
+ * in its own TCP exchange while the peer resolves its MAC and sends the
+ * first packets — and its device must still answer ARP, ACK and time
+ * out.  So once the device is up a helper thread progresses it too: it
+ * spins while a completion channel is armed (a consumer waits for an
+ * event), and otherwise progresses in the background, napping when idle.
+ * sr_pmd_progress() lets one thread in at a time (the others return at
+ * once), so the helper and the consumer never run the engine together;
+ * and the helper stays out while the consumer progresses itself, so it
+ * is never preempted holding the engine that a polling consumer needs.
+ * In dedicated mode the pmd's own lcore progresses and there is no helper.
  */
 #include <errno.h>
 #include <time.h>
@@ -18,35 +22,43 @@
 #include "pmd.h"
 #include "shim.h"
 
-/* Idle rounds before the helper starts to nap, and the nap. */
+/* With a waiter: idle rounds before the helper naps, and the nap. */
 #define SR_HELPER_SPIN   2048
 #define SR_HELPER_NAP_NS 20000
+/* Without: the background nap between idle rounds. */
+#define SR_HELPER_BG_NAP_NS 200000
+/* The consumer progressed this recently: it is polling, stay out. */
+#define SR_HELPER_DEFER_NS  1000000
 
 void sr_ibv_progress(struct sr_ibv_rt *rt)
 {
-	if (rt->pmd && rt->cfg.mode == SR_PMD_MODE_INLINE)
+	if (rt->pmd && rt->cfg.mode == SR_PMD_MODE_INLINE) {
+		atomic_store_explicit(&rt->last_inline_ns,
+				      sr_pmd_now_ns(rt->pmd),
+				      memory_order_relaxed);
 		sr_pmd_progress(rt->pmd);
+	}
 }
 
 static void *sr_ibv_helper(void *arg)
 {
 	struct sr_ibv_rt *rt = arg;
 	const struct timespec nap = { .tv_nsec = SR_HELPER_NAP_NS };
+	const struct timespec bg_nap = { .tv_nsec = SR_HELPER_BG_NAP_NS };
 	unsigned int idle = 0;
 
 	while (!atomic_load(&rt->helper_stop)) {
-		if (atomic_load(&rt->waiters) == 0) {
-			pthread_mutex_lock(&rt->wait_lock);
-			while (atomic_load(&rt->waiters) == 0 &&
-			       !atomic_load(&rt->helper_stop))
-				pthread_cond_wait(&rt->wait_cond,
-						  &rt->wait_lock);
-			pthread_mutex_unlock(&rt->wait_lock);
+		uint64_t last = atomic_load_explicit(&rt->last_inline_ns,
+						     memory_order_relaxed);
+
+		if (sr_pmd_now_ns(rt->pmd) - last < SR_HELPER_DEFER_NS) {
+			nanosleep(atomic_load(&rt->waiters) ? &nap : &bg_nap,
+				  NULL);
 			idle = 0;
-			continue;
-		}
-		if (sr_pmd_progress(rt->pmd) > 0) {
+		} else if (sr_pmd_progress(rt->pmd) > 0) {
 			idle = 0;
+		} else if (atomic_load(&rt->waiters) == 0) {
+			nanosleep(&bg_nap, NULL);
 		} else if (++idle > SR_HELPER_SPIN) {
 			nanosleep(&nap, NULL);
 		}
@@ -54,7 +66,7 @@ static void *sr_ibv_helper(void *arg)
 	return NULL;
 }
 
-int sr_ibv_waiter_add(struct sr_ibv_rt *rt)
+int sr_ibv_helper_start(struct sr_ibv_rt *rt)
 {
 	int rc = 0;
 
@@ -64,25 +76,27 @@ int sr_ibv_waiter_add(struct sr_ibv_rt *rt)
 	if (!rt->helper_started) {
 		atomic_store(&rt->helper_stop, false);
 		rc = pthread_create(&rt->helper, NULL, sr_ibv_helper, rt);
-		if (rc) {
-			pthread_mutex_unlock(&rt->wait_lock);
-			return -rc;
+		if (rc == 0) {
+			pthread_setname_np(rt->helper, "sroce-progress");
+			rt->helper_started = true;
 		}
-		pthread_setname_np(rt->helper, "sroce-progress");
-		rt->helper_started = true;
 	}
-	atomic_fetch_add(&rt->waiters, 1);
-	pthread_cond_signal(&rt->wait_cond);
 	pthread_mutex_unlock(&rt->wait_lock);
+	return -rc;
+}
+
+int sr_ibv_waiter_add(struct sr_ibv_rt *rt)
+{
+	atomic_fetch_add(&rt->waiters, 1);
 	return 0;
 }
 
 void sr_ibv_waiter_del(struct sr_ibv_rt *rt)
 {
-	if (rt->pmd == NULL || rt->cfg.mode != SR_PMD_MODE_INLINE)
-		return;
-	if (atomic_load(&rt->waiters) > 0)
-		atomic_fetch_sub(&rt->waiters, 1);
+	unsigned int n = atomic_load(&rt->waiters);
+
+	while (n > 0 && !atomic_compare_exchange_weak(&rt->waiters, &n, n - 1))
+		;
 }
 
 void sr_ibv_helper_stop(struct sr_ibv_rt *rt)
@@ -93,7 +107,6 @@ void sr_ibv_helper_stop(struct sr_ibv_rt *rt)
 		return;
 	}
 	atomic_store(&rt->helper_stop, true);
-	pthread_cond_signal(&rt->wait_cond);
 	pthread_mutex_unlock(&rt->wait_lock);
 	pthread_join(rt->helper, NULL);
 	rt->helper_started = false;

@@ -19,9 +19,8 @@
  *
  * Progress: inline by default — poll_cq, post_send, post_recv run
  * sr_pmd_progress() — plus one helper thread per runtime (progress.c) that
- * progresses while a completion channel is armed or a consumer waits on
- * an async event, so ibv_get_cq_event() blocks on an eventfd and still
- * completes.
+ * progresses in the background, and spins while a completion channel is
+ * armed, so ibv_get_cq_event() blocks on an eventfd and still completes.
  */
 #ifndef SR_VERBS_SHIM_H
 #define SR_VERBS_SHIM_H
@@ -74,9 +73,9 @@ struct sr_ibv_rt {
 	pthread_t helper;
 	bool helper_started;
 	atomic_bool helper_stop;
-	atomic_uint waiters;              /* armed channels + async waits */
+	atomic_uint waiters;              /* armed completion channels */
+	_Atomic uint64_t last_inline_ns;  /* the consumer's last progress */
 	pthread_mutex_t wait_lock;
-	pthread_cond_t wait_cond;
 	/* Objects lib/ names by pointer only (async events): async.c. */
 	pthread_mutex_t map_lock;
 	struct sr_ibv_map_entry *map;
@@ -220,7 +219,8 @@ unsigned int sr_ibv_access_from_sr(uint32_t sr);
 
 /* Inline progress on a runtime that is up (progress.c). */
 void sr_ibv_progress(struct sr_ibv_rt *rt);
-/* The helper thread: a waiter comes / goes. */
+/* The helper thread: start (rt_up) / stop; a waiter comes / goes. */
+int sr_ibv_helper_start(struct sr_ibv_rt *rt);
 int sr_ibv_waiter_add(struct sr_ibv_rt *rt);
 void sr_ibv_waiter_del(struct sr_ibv_rt *rt);
 void sr_ibv_helper_stop(struct sr_ibv_rt *rt);
@@ -237,9 +237,8 @@ void sr_ibv_async_fini(struct sr_ibv_ctx *ctx);
 void sr_ibv_cq_notify(struct sr_cq *cq, void *arg);
 
 /*
- * Wait until fd is readable, progressing the device meanwhile when the
- * fd blocks (channel.c).  0, or -1 with errno (EAGAIN: a non-blocking fd
- * with nothing to read).
+ * Wait until fd is readable (the helper thread progresses meanwhile);
+ * at once for a non-blocking fd (channel.c).  0, or -1 with errno.
  */
 int sr_ibv_fd_wait(struct sr_ibv_rt *rt, int fd);
 
