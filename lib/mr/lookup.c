@@ -64,13 +64,15 @@ enum sr_mr_err sr_mr_lookup_mw_(struct sr_mr_dev *d, struct sr_mr_slot *s, uint6
 	uint64_t host = SR_LD(ms->host);
 	uint32_t aux = SR_LD(ms->aux);
 
-	atomic_fetch_add_explicit(&ms->refs, 1, memory_order_seq_cst);
+	_Atomic(struct sr_mr_slot *) *hp = sr_mr_hold_(ms);
+
 	atomic_thread_fence(memory_order_acquire);
 	if (atomic_load_explicit(&ms->word, memory_order_seq_cst) != mw) {
-		atomic_fetch_sub_explicit(&ms->refs, 1, memory_order_release);
+		sr_mr_unhold_(ms, hp);
 		return SR_MR_E_STATE;
 	}
 	ref->slot = ms;
+	ref->hazard = hp;
 	ref->va = base;
 	ref->len = size;
 	ref->off = mr_off;

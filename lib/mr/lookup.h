@@ -11,14 +11,16 @@
  * on every registration and fast-register, so a stale key never matches.
  * Index 0 is never used: key 0 is never valid.
  *
- * Concurrency.  Lookups take no lock.  Each slot carries one 64-bit word
- * (key | generation | kind | state) and a reference count.  A lookup reads
- * the word, snapshots the fields, takes a reference and re-reads the word:
- * if it changed, the snapshot is discarded (a seqlock whose writers are
+ * Concurrency.  Lookups take no lock and, normally, no atomic read-modify-
+ * write.  Each slot carries one 64-bit word (key | generation | kind |
+ * state).  A lookup reads the word, snapshots the fields, holds the slot
+ * in one of its thread's hazard slots (reader.c) and re-reads the word: if
+ * it changed, the snapshot is discarded (a seqlock whose writers are
  * serialised by a per-slot lock).  Writers that free translation storage
  * or hand memory back to the user (dereg, rereg, FRMR re-init) first
- * change the word, then wait until the slot's reference count drains, so
- * a held reference always points at live memory.  Invalidate and
+ * change the word, then wait until no hazard slot (nor the slot's atomic
+ * reference count, the fallback) holds it, so a held reference always
+ * points at live memory.  Invalidate and
  * fast-register do not wait: a reference taken before an invalidation
  * may finish its copy, like DMA already in flight on an RNIC.  Slots are
  * never freed while the device lives (type-stable memory), so reading a
@@ -266,7 +268,8 @@ struct sr_seg {
  * copy is put.
  */
 struct sr_mr_ref {
-	struct sr_mr_slot *slot;  /* MR slot whose count we hold; NULL: none */
+	struct sr_mr_slot *slot;  /* MR slot we hold; NULL: none */
+	_Atomic(struct sr_mr_slot *) *hazard;  /* where, or NULL: its count */
 	uint64_t va;              /* first address usable through this ref */
 	uint64_t len;             /* bytes usable from .va */
 	uint64_t off;             /* region offset of .va */
@@ -274,6 +277,63 @@ struct sr_mr_ref {
 	uint32_t aux;             /* PAGES: first byte offset */
 	uint32_t xlate;           /* enum sr_xlate */
 };
+
+/* ---- holding a slot without a read-modify-write (reader.c) ---- */
+
+#define SR_READER_HAZARDS 16   /* references a thread holds without atomics */
+
+#ifndef SR_TLS_MODEL
+#define SR_TLS_MODEL __attribute__((tls_model("initial-exec")))
+#endif
+
+/* One per thread that looks up: the slots it holds. */
+struct sr_mr_reader {
+	_Atomic(struct sr_mr_slot *) haz[SR_READER_HAZARDS];
+	unsigned next;               /* next hazard slot to try (owner only) */
+	struct sr_mr_reader *link;   /* all readers, under reader.c's lock */
+};
+
+extern _Thread_local struct sr_mr_reader *sr_mr_reader_tls_ SR_TLS_MODEL;
+extern bool sr_mr_reader_fence_;  /* no membarrier: readers fence themselves */
+struct sr_mr_reader *sr_mr_reader_attach_(void);
+_Atomic(struct sr_mr_slot *) *sr_mr_hazard_slow_(struct sr_mr_reader *r);
+
+/*
+ * Hold s: publish it in a hazard slot of this thread (NULL: none free, use
+ * the atomic count).  The caller re-reads the word afterwards.
+ */
+static inline _Atomic(struct sr_mr_slot *) *sr_mr_hold_(struct sr_mr_slot *s)
+{
+	struct sr_mr_reader *r = sr_mr_reader_tls_;
+	_Atomic(struct sr_mr_slot *) *hp;
+
+	if (sr_unlikely(r == NULL) && (r = sr_mr_reader_attach_()) == NULL)
+		goto out_count;
+	hp = &r->haz[r->next];
+	if (sr_likely(atomic_load_explicit(hp, memory_order_relaxed) == NULL))
+		r->next = (r->next + 1) & (SR_READER_HAZARDS - 1);
+	else if ((hp = sr_mr_hazard_slow_(r)) == NULL)
+		goto out_count;
+	atomic_store_explicit(hp, s, memory_order_relaxed);
+	if (sr_unlikely(sr_mr_reader_fence_))
+		atomic_thread_fence(memory_order_seq_cst);
+	else
+		atomic_signal_fence(memory_order_seq_cst);  /* membarrier orders it */
+	return hp;
+
+out_count:
+	atomic_fetch_add_explicit(&s->refs, 1, memory_order_seq_cst);
+	return NULL;
+}
+
+/* Drop what sr_mr_hold_() took. */
+static inline void sr_mr_unhold_(struct sr_mr_slot *s, _Atomic(struct sr_mr_slot *) *hp)
+{
+	if (sr_likely(hp != NULL))
+		atomic_store_explicit(hp, NULL, memory_order_release);
+	else
+		atomic_fetch_sub_explicit(&s->refs, 1, memory_order_release);
+}
 
 /* Lookup for windows: out of line (lookup.c). */
 enum sr_mr_err sr_mr_lookup_mw_(struct sr_mr_dev *d, struct sr_mr_slot *s, uint64_t w,
@@ -370,16 +430,18 @@ retry:;
 		return err;
 	}
 
-	atomic_fetch_add_explicit(&s->refs, 1, memory_order_seq_cst);
+	_Atomic(struct sr_mr_slot *) *hp = sr_mr_hold_(s);
+
 	atomic_thread_fence(memory_order_acquire);
 	if (sr_unlikely(atomic_load_explicit(&s->word, memory_order_seq_cst) != w)) {
-		atomic_fetch_sub_explicit(&s->refs, 1, memory_order_release);
+		sr_mr_unhold_(s, hp);
 		if (++tries < SR_LOOKUP_RETRIES)
 			goto retry;
 		return SR_MR_E_STATE;
 	}
 
 	ref->slot = s;
+	ref->hazard = hp;
 	ref->va = iova;
 	ref->len = size;
 	ref->off = 0;
@@ -393,7 +455,7 @@ retry:;
 static inline void sr_mr_ref_put(struct sr_mr_ref *ref)
 {
 	if (ref->slot != NULL) {
-		atomic_fetch_sub_explicit(&ref->slot->refs, 1, memory_order_release);
+		sr_mr_unhold_(ref->slot, ref->hazard);
 		ref->slot = NULL;
 	}
 }
@@ -413,14 +475,25 @@ static inline unsigned sr_mr_ref_map(const struct sr_mr_ref *ref, uint64_t va, u
 
 	uint64_t off = ref->off + (va - ref->va);
 
+	uint64_t host;
+
 	if (sr_likely(ref->xlate == SR_XLATE_LINEAR && len <= SR_SEG_MAX)) {
-		if (max > 0) {
-			segs[0].addr = (uint8_t *)(uintptr_t)(ref->host + off);
-			segs[0].len = (uint32_t)len;
-		}
-		return 1;
+		host = ref->host + off;
+	} else if (ref->xlate == SR_XLATE_PAGES &&
+		   len <= SR_PAGE_SIZE - ((ref->aux + off) & SR_PAGE_MASK)) {
+		/* Within one page of a page list or fast-register MR. */
+		const _Atomic uint64_t *pages = (const _Atomic uint64_t *)(uintptr_t)ref->host;
+		uint64_t at = ref->aux + off;
+
+		host = SR_LD(pages[at >> SR_PAGE_SHIFT]) + (at & SR_PAGE_MASK);
+	} else {
+		return sr_mr_ref_map_slow_(ref, off, len, segs, max);
 	}
-	return sr_mr_ref_map_slow_(ref, off, len, segs, max);
+	if (max > 0) {
+		segs[0].addr = (uint8_t *)(uintptr_t)host;
+		segs[0].len = (uint32_t)len;
+	}
+	return 1;
 }
 
 /*

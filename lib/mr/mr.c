@@ -398,5 +398,8 @@ uint32_t sr_mr_windows(const struct sr_mr *mr)
 
 bool sr_mr_idle(const struct sr_mr *mr)
 {
-	return atomic_load_explicit(&sr_mr_slot_(mr)->refs, memory_order_acquire) == 0;
+	const struct sr_mr_slot *s = sr_mr_slot_(mr);
+
+	return atomic_load_explicit(&s->refs, memory_order_acquire) == 0 &&
+	       sr_mr_hazards_on_(s, s + 1) == 0;
 }

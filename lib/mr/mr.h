@@ -32,12 +32,16 @@
  *           this object's kind or state (fast-register on a VALID
  *           or normal MR, invalidate of a type-1 window, ...)
  *
- * Threads.  Lookups (sr_mr_lookup) take no lock and may run on any thread
- * concurrently with everything else.  Other calls on one object are
- * serialised internally; deregistering an object while another thread
- * still uses its handle is the caller's bug, as everywhere.  A thread
- * that holds a reference (struct sr_mr_ref) must not deregister, re-
- * register or re-initialise that region: those wait for references.
+ * Threads.  Lookups (sr_mr_lookup) take no lock, and normally no atomic
+ * read-modify-write, and may run on any thread concurrently with
+ * everything else; each thread that looks up holds up to
+ * SR_READER_HAZARDS references without atomics (reader.c), more through
+ * a counter.  Other calls on one object are serialised internally;
+ * deregistering an object while another thread still uses its handle is
+ * the caller's bug, as everywhere.  A thread that holds a reference
+ * (struct sr_mr_ref) must not deregister, re-register or re-initialise
+ * that region: those wait for references (and, with other reader
+ * threads about, cost one membarrier system call).
  */
 #ifndef SR_MR_MR_H
 #define SR_MR_MR_H
@@ -293,8 +297,8 @@ struct sr_frmr_req {
  *            fbo >= SR_PAGE_SIZE; length 0, over npages * SR_PAGE_SIZE -
  *            fbo or over MaxRegistrationSize; iova not fbo + n *
  *            SR_PAGE_SIZE (so 0 only with fbo 0); iova + length wraps;
- *            a page not page-aligned
- *   -EFAULT  a NULL page, or a page that wraps
+ *            any page not page-aligned
+ *   -EFAULT  otherwise, any NULL page or page that wraps
  */
 int sr_frmr_fast_register(struct sr_mr_dev *d, struct sr_mr *mr, const struct sr_frmr_req *req);
 

@@ -64,9 +64,19 @@ static inline uint64_t sr_slot_word_(const struct sr_mr_slot *s)
 	return atomic_load_explicit(&s->word, memory_order_acquire);
 }
 
-/* ---- per-slot writer lock (slot.c) ---- */
-void sr_slot_lock(struct sr_mr_slot *s);
-void sr_slot_unlock(struct sr_mr_slot *s);
+/* ---- per-slot writer lock (contended part in mr_table.c) ---- */
+void sr_slot_lock_slow_(struct sr_mr_slot *s);
+
+static inline void sr_slot_lock(struct sr_mr_slot *s)
+{
+	if (sr_unlikely(atomic_exchange_explicit(&s->lock, 1, memory_order_acquire) != 0))
+		sr_slot_lock_slow_(s);
+}
+
+static inline void sr_slot_unlock(struct sr_mr_slot *s)
+{
+	atomic_store_explicit(&s->lock, 0, memory_order_release);
+}
 
 /* Publish key/kind/state with the next generation (seq_cst: pairs with
  * the lookup's reference increment). */
@@ -90,6 +100,21 @@ static inline void sr_slot_hide(struct sr_mr_slot *s)
 
 /* Wait until no lookup holds a reference on the slot. */
 void sr_slot_wait_idle(struct sr_mr_slot *s);
+
+/* ---- readers (reader.c) ---- */
+
+/* Make all readers' hazard stores visible (membarrier). */
+void sr_mr_readers_sync_(void);
+
+/*
+ * Tests: run readers in the fallback mode (each lookup fences itself)
+ * even where membarrier exists.  Only before the process's first lookup;
+ * -EBUSY after.
+ */
+int sr_mr_readers_use_fences_(void);
+
+/* Hazard slots holding a slot in [first, end). */
+unsigned sr_mr_hazards_on_(const struct sr_mr_slot *first, const struct sr_mr_slot *end);
 
 /* ---- the table (mr_table.c) ---- */
 

@@ -90,26 +90,23 @@ static void sr_backoff(unsigned *spins)
 		sched_yield();
 }
 
-void sr_slot_lock(struct sr_mr_slot *s)
+void sr_slot_lock_slow_(struct sr_mr_slot *s)
 {
 	unsigned spins = 0;
 
-	while (atomic_exchange_explicit(&s->lock, 1, memory_order_acquire) != 0) {
+	do {
 		while (atomic_load_explicit(&s->lock, memory_order_relaxed) != 0)
 			sr_backoff(&spins);
-	}
-}
-
-void sr_slot_unlock(struct sr_mr_slot *s)
-{
-	atomic_store_explicit(&s->lock, 0, memory_order_release);
+	} while (atomic_exchange_explicit(&s->lock, 1, memory_order_acquire) != 0);
 }
 
 void sr_slot_wait_idle(struct sr_mr_slot *s)
 {
 	unsigned spins = 0;
 
-	while (atomic_load_explicit(&s->refs, memory_order_seq_cst) != 0)
+	sr_mr_readers_sync_();
+	while (atomic_load_explicit(&s->refs, memory_order_seq_cst) != 0 ||
+	       sr_mr_hazards_on_(s, s + 1) != 0)
 		sr_backoff(&spins);
 	atomic_thread_fence(memory_order_acquire);
 }
@@ -300,7 +297,7 @@ void sr_mr_dev_usage(const struct sr_mr_dev *d, struct sr_mr_dev_usage *u)
 	used = d->next_unused;
 	pthread_mutex_unlock(&md->lock);
 
-	u->refs = 0;
+	u->refs = sr_mr_hazards_on_(d->slots, d->slots + d->nslots);
 	for (uint32_t i = 1; i < used; i++)
 		u->refs += atomic_load_explicit(&d->slots[i].refs, memory_order_relaxed);
 	u->xlate_bytes = atomic_load_explicit(&d->xlate_bytes, memory_order_relaxed);

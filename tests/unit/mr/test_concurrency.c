@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "mr_test.h"
+#include "mr/mr_priv.h"   /* sr_mr_readers_use_fences_() */
 
 #define NK 4                 /* registrations churned at once */
 #define BUF (2 * SR_PAGE_SIZE)
@@ -135,6 +136,13 @@ static void poison_free(uint8_t *buf)
 	free(buf);
 }
 
+/* Loop index 0: membarrier mode; 1: fence mode (before any lookup). */
+static void mode_setup(int mode)
+{
+	if (mode == 1)
+		ck_assert_int_eq(sr_mr_readers_use_fences_(), 0);
+}
+
 static const uint32_t ACC = SR_ACCESS_LOCAL_WRITE | SR_ACCESS_REMOTE_READ |
 			    SR_ACCESS_REMOTE_WRITE | SR_ACCESS_MW_BIND;
 
@@ -147,6 +155,7 @@ START_TEST(test_dereg_vs_lookups)
 	unsigned rounds = 0;
 	uint64_t t0 = now_ns();
 
+	mode_setup(_i);
 	hammer_start(th, true, SR_ACCESS_REMOTE_READ, 0, 64, BUF);
 	for (unsigned i = 0; i < NK; i++) {
 		mr[i] = sr_mr_create(fx_pd, false);
@@ -187,6 +196,7 @@ START_TEST(test_rereg_vs_lookups)
 	unsigned rounds = 0;
 	uint64_t t0 = now_ns();
 
+	mode_setup(_i);
 	hammer_start(th, false, SR_ACCESS_LOCAL_WRITE, 0, 128, BUF);
 	for (unsigned i = 0; i < NK; i++) {
 		buf[i] = malloc(BUF);
@@ -225,6 +235,7 @@ START_TEST(test_frmr_vs_lookups)
 	unsigned rounds = 0;
 	uint64_t t0 = now_ns();
 
+	mode_setup(_i);
 	memset(pool, 0x5a, 16 * SR_PAGE_SIZE);
 	hammer_start(th, true, SR_ACCESS_REMOTE_WRITE, 0, 256, 3 * SR_PAGE_SIZE);
 	for (unsigned i = 0; i < NK; i++) {
@@ -280,6 +291,7 @@ START_TEST(test_windows_vs_lookups)
 	uint64_t t0 = now_ns();
 	const uint32_t qpn = 9;
 
+	mode_setup(_i);
 	hammer_start(th, true, SR_ACCESS_REMOTE_READ, qpn, 64, 1024);
 	for (unsigned i = 0; i < NK; i++) {
 		buf[i] = NULL;
@@ -335,10 +347,10 @@ static Suite *concurrency_suite(void)
 
 	tcase_add_checked_fixture(tc, fx_setup, fx_teardown);
 	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_dereg_vs_lookups);
-	tcase_add_test(tc, test_rereg_vs_lookups);
-	tcase_add_test(tc, test_frmr_vs_lookups);
-	tcase_add_test(tc, test_windows_vs_lookups);
+	tcase_add_loop_test(tc, test_dereg_vs_lookups, 0, 2);
+	tcase_add_loop_test(tc, test_rereg_vs_lookups, 0, 2);
+	tcase_add_loop_test(tc, test_frmr_vs_lookups, 0, 2);
+	tcase_add_loop_test(tc, test_windows_vs_lookups, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
