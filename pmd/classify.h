@@ -65,7 +65,7 @@ static inline enum sr_rx_class sr_rx_classify(const struct sr_pmd_addr *self,
 		*reason = SR_CTR_DROP_PROTO;
 		return SR_RX_DROP;
 	}
-	if (sr_get_be16(p + f->l4 + 2) != SR_ROCE_UDP_PORT) {
+	if (sr_get_be16(p + f->l4 + 2) != SR_ROCE_PORT) {
 		*reason = SR_CTR_DROP_PORT;
 		return SR_RX_DROP;
 	}

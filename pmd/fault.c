@@ -197,13 +197,16 @@ unsigned int sr_fault_decide(struct sr_fault_state *st, unsigned int dir,
 			     const uint8_t *frame, uint32_t len,
 			     uint64_t *delay_ns)
 {
+	const struct sr_bth *bth;
 	struct sr_frame f;
 	uint8_t opcode;
 	uint32_t psn;
 
 	if (!sr_frame_layout(frame, len, &f) || !sr_frame_is_roce(frame, &f))
 		return SR_FAULT_NONE;
-	sr_frame_bth(frame, &f, &opcode, &psn);
+	bth = sr_frame_bth(frame, &f);
+	opcode = sr_bth_opcode(bth);
+	psn = sr_bth_psn(bth);
 
 	for (uint32_t i = 0; i < st->set.n; i++) {
 		const struct sr_fault_rule *r = &st->set.rule[i];

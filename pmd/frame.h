@@ -4,8 +4,9 @@
  * once, for classification, fault rules and address handling in pmd/.
  *
  * Pure C and inline: it runs per packet.  The RoCE headers above UDP are
- * lib/wire's business; pmd only peeks at the BTH opcode and PSN for fault
- * rules (sr_frame_bth).
+ * lib/wire's business: their structs, constants and accessors come from
+ * wire/hdr.h; pmd only reads the BTH opcode and PSN for fault rules
+ * (sr_frame_bth), through lib/wire's accessors.
  */
 #ifndef SR_PMD_FRAME_H
 #define SR_PMD_FRAME_H
@@ -15,21 +16,19 @@
 #include <string.h>
 
 #include "wire/endian.h"
+#include "wire/hdr.h"
 
-#define SR_ETH_HLEN 14
-#define SR_VLAN_HLEN 4
-#define SR_IPV4_HLEN 20
-#define SR_IPV6_HLEN 40
-#define SR_UDP_HLEN 8
-#define SR_BTH_LEN 12
-#define SR_ICRC_LEN 4
-#define SR_ROCE_UDP_PORT 4791
+/*
+ * Header lengths, from lib/wire's header structs (wire/hdr.h also owns the
+ * EtherTypes, SR_IPPROTO_UDP, SR_ROCE_PORT, SR_BTH_LEN and SR_ICRC_LEN).
+ */
+#define SR_ETH_HLEN  ((uint32_t)sizeof(struct sr_eth))
+#define SR_VLAN_HLEN ((uint32_t)sizeof(struct sr_vlan))
+#define SR_IPV4_HLEN ((uint32_t)sizeof(struct sr_ipv4))
+#define SR_IPV6_HLEN ((uint32_t)sizeof(struct sr_ipv6))
+#define SR_UDP_HLEN  ((uint32_t)sizeof(struct sr_udp))
 
-#define SR_ETHERTYPE_IPV4 0x0800
-#define SR_ETHERTYPE_ARP 0x0806
-#define SR_ETHERTYPE_VLAN 0x8100
-#define SR_ETHERTYPE_IPV6 0x86dd
-#define SR_IPPROTO_UDP 17
+/* Only the pmd speaks ICMPv6 (neighbour discovery). */
 #define SR_IPPROTO_ICMPV6 58
 
 /* Where the layers of one frame start; 0 = absent. */
@@ -106,22 +105,19 @@ static inline bool sr_frame_layout(const uint8_t *p, uint32_t len,
 static inline bool sr_frame_is_roce(const uint8_t *p, const struct sr_frame *f)
 {
 	return f->l4 && f->proto == SR_IPPROTO_UDP &&
-	       sr_get_be16(p + f->l4 + 2) == SR_ROCE_UDP_PORT &&
+	       sr_get_be16(p + f->l4 + 2) == SR_ROCE_PORT &&
 	       f->l4_len >= SR_UDP_HLEN + SR_BTH_LEN + SR_ICRC_LEN;
 }
 
 /*
- * BTH opcode and PSN of a RoCEv2 frame, read directly: the BTH starts right
- * after the UDP header, opcode in byte 0, PSN in the low 24 bits of bytes
- * 8..11.  (To move to lib/wire's accessors once sr_parse_frame lands.)
+ * The BTH of a frame sr_frame_is_roce() accepted: it follows the UDP
+ * header.  Read it with lib/wire's sr_bth_* accessors (byte struct, any
+ * alignment).
  */
-static inline void sr_frame_bth(const uint8_t *p, const struct sr_frame *f,
-				uint8_t *opcode, uint32_t *psn)
+static inline const struct sr_bth *sr_frame_bth(const uint8_t *p,
+						const struct sr_frame *f)
 {
-	const uint8_t *bth = p + f->l4 + SR_UDP_HLEN;
-
-	*opcode = bth[0];
-	*psn = sr_get_be32(bth + 8) & 0xffffffu;
+	return (const struct sr_bth *)(p + f->l4 + SR_UDP_HLEN);
 }
 
 /* Write an Ethernet header (with an 802.1Q tag when vlan != 0). */
@@ -190,7 +186,7 @@ static inline uint32_t sr_frame_put_udp4(uint8_t *p, const uint8_t dst_mac[6],
 	memcpy(ip + 16, dst_ip, 4);
 	sr_put_be16(ip + 10, sr_csum_fold(sr_csum_add(0, ip, SR_IPV4_HLEN)));
 	sr_put_be16(udp, src_port);
-	sr_put_be16(udp + 2, SR_ROCE_UDP_PORT);
+	sr_put_be16(udp + 2, SR_ROCE_PORT);
 	sr_put_be16(udp + 4, (uint16_t)(SR_UDP_HLEN + payload_len));
 	sr_put_be16(udp + 6, 0);
 	return off + SR_IPV4_HLEN + SR_UDP_HLEN;

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "wire/hdr.h"
+
 #define SR_GID_TABLE_MAX 8
 #define SR_GID_LEN 16
 
@@ -65,9 +67,7 @@ static inline void sr_gid_from_ipv4(uint8_t gid[16], const uint8_t ipv4[4])
 /* True when gid is IPv4-mapped (its IPv4 address is in bytes 12..15). */
 static inline bool sr_gid_is_ipv4(const uint8_t gid[16])
 {
-	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
-
-	return memcmp(gid, mapped, sizeof(mapped)) == 0;
+	return sr_gid_is_v4(gid);    /* lib/wire's test */
 }
 
 #endif /* SR_PMD_GID_H */

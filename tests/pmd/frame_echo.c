@@ -218,6 +218,16 @@ static void fe_counters(struct sr_pmd_dev *dev)
 			       (unsigned long long)s->dev[i]);
 }
 
+/* Keep progressing for ms milliseconds. */
+static void fe_linger(struct fe *fe, uint32_t ms)
+{
+	uint64_t end = sr_pmd_now_ns(fe->dev) + (uint64_t)ms * 1000000;
+
+	while (sr_pmd_now_ns(fe->dev) < end)
+		if (sr_pmd_progress(fe->dev) == 0)
+			fe_nap();
+}
+
 static int fe_run_send(struct fe *fe, const uint8_t peer[4], double min_ratio,
 		       uint64_t deadline)
 {
@@ -252,8 +262,11 @@ static int fe_run_send(struct fe *fe, const uint8_t peer[4], double min_ratio,
 	}
 	for (int i = 0; i < 3; i++)
 		fe_send_one(fe, peer_mac, peer, 0, FE_BYE);
-	for (int i = 0; i < 100; i++)
-		sr_pmd_progress(fe->dev);
+	/*
+	 * Linger: a memif server loses what it had not read when the client
+	 * leaves, so give the echo side time to take the BYEs.
+	 */
+	fe_linger(fe, 200);
 	printf("frame_echo: sent %u received %u lost %u dup %u bad %u size %u mtu %u path_mtu %u\n",
 	       next, fe->received, next - fe->received, fe->dups, fe->bad,
 	       fe->size, sr_pmd_mtu(fe->dev), sr_pmd_path_mtu_of(fe->dev));
