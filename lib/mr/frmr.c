@@ -79,6 +79,35 @@ out_unlock_perm:
 	return -EPERM;
 }
 
+/*
+ * The page array, branch-free: any misaligned page is -EINVAL, else any
+ * NULL or wrapping one -EFAULT (p - 1 >= UINT64_MAX - SR_PAGE_SIZE catches
+ * both).  Eight independent lanes, so that -O2 vectorises it too.
+ */
+static int sr_frmr_check_pages(const uint64_t *pages, uint32_t n)
+{
+	uint64_t mis[8] = { 0 }, bad[8] = { 0 }, m = 0, b = 0;
+	uint32_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		for (unsigned j = 0; j < 8; j++) {
+			mis[j] |= pages[i + j];
+			bad[j] |= (uint64_t)(pages[i + j] - 1 >= UINT64_MAX - SR_PAGE_SIZE);
+		}
+	}
+	for (unsigned j = 0; j < 8; j++) {
+		m |= mis[j];
+		b |= bad[j];
+	}
+	for (; i < n; i++) {
+		m |= pages[i];
+		b |= (uint64_t)(pages[i] - 1 >= UINT64_MAX - SR_PAGE_SIZE);
+	}
+	if (m & SR_PAGE_MASK)
+		return -EINVAL;
+	return b ? -EFAULT : 0;
+}
+
 /* The request's checks, slot locked, in the order mr.h documents. */
 static int sr_frmr_check(const struct sr_mr_slot *s, uint64_t w, const struct sr_frmr_req *req)
 {
@@ -108,19 +137,7 @@ static int sr_frmr_check(const struct sr_mr_slot *s, uint64_t w, const struct sr
 		return -EINVAL;
 	if ((req->iova & SR_PAGE_MASK) != req->fbo || req->length > UINT64_MAX - req->iova)
 		return -EINVAL;
-	/* Branch-free over the pages: any misaligned page, else any NULL or
-	 * wrapping one (p - 1 >= UINT64_MAX - SR_PAGE_SIZE catches both). */
-	uint64_t mis = 0, bad = 0;
-
-	for (uint32_t i = 0; i < req->npages; i++) {
-		uint64_t p = req->pages[i];
-
-		mis |= p;
-		bad |= (uint64_t)(p - 1 >= UINT64_MAX - SR_PAGE_SIZE);
-	}
-	if (mis & SR_PAGE_MASK)
-		return -EINVAL;
-	return bad ? -EFAULT : 0;
+	return sr_frmr_check_pages(req->pages, req->npages);
 }
 
 int sr_frmr_fast_register(struct sr_mr_dev *d, struct sr_mr *mr, const struct sr_frmr_req *req)

@@ -377,6 +377,63 @@ START_TEST(test_fast_register_args)
 }
 END_TEST
 
+/* Every page position of every array length: a bad page anywhere is found,
+ * misaligned (-EINVAL) before NULL or wrapping (-EFAULT). */
+START_TEST(test_page_positions)
+{
+	static const uint32_t lens[] = { 1, 7, 8, 9, 15, 16, 17, 31, 32 };
+	static const struct {
+		uint64_t page;
+		int rc;
+	} bad[] = {
+		{ 0, -EFAULT }, { UINT64_MAX - P + 1, -EFAULT }, { P + 8, -EINVAL }, { 1, -EINVAL },
+	};
+	uint64_t pages[32];
+	struct sr_mr *mr;
+
+	pool = fx_pages(CAP + 1);
+	mr = sr_mr_create(fx_pd, true);
+	ck_assert_int_eq(sr_frmr_init(mr, 32, true), 0);
+	for (unsigned l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+		uint32_t n = lens[l];
+		struct sr_frmr_req r = {
+			.pd = fx_pd, .pages = pages, .npages = n, .fbo = 0,
+			.length = P, .iova = 0x100000,  /* only a page used, all checked */
+		};
+
+		for (uint32_t k = 0; k < n; k++)
+			pages[k] = fx_addr(pool) + (uint64_t)(k % CAP) * P;
+		for (uint32_t at = 0; at < n; at++) {
+			for (unsigned b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
+				uint64_t keep = pages[at];
+
+				pages[at] = bad[b].page;
+				r.key = key_for(mr, KEY_NEXT);
+				ck_assert_msg(sr_frmr_fast_register(fx_dev, mr, &r) == bad[b].rc,
+					      "n %u, bad page %u at %u", n, b, at);
+				pages[at] = keep;
+			}
+		}
+		/* A NULL page and a misaligned one: misaligned wins. */
+		if (n > 1) {
+			uint64_t k0 = pages[0], k1 = pages[n - 1];
+
+			pages[0] = 0;
+			pages[n - 1] += 16;
+			r.key = key_for(mr, KEY_NEXT);
+			ck_assert_int_eq(sr_frmr_fast_register(fx_dev, mr, &r), -EINVAL);
+			pages[0] = k0;
+			pages[n - 1] = k1;
+		}
+		r.key = key_for(mr, KEY_NEXT);
+		ck_assert_int_eq(sr_frmr_fast_register(fx_dev, mr, &r), 0);
+		ck_assert_int_eq(sr_mr_invalidate(fx_dev, r.key, false, fx_pd), 0);
+	}
+	ck_assert_int_eq(sr_mr_dereg(mr), 0);
+	free(pool);
+}
+END_TEST
+
 /* Data through a fast-registered region: scattered pages, FBO, base. */
 START_TEST(test_fast_register_data)
 {
@@ -564,6 +621,7 @@ static Suite *frmr_suite(void)
 	tcase_add_test(tc, test_init_matrix);
 	tcase_add_test(tc, test_reinit);
 	tcase_add_test(tc, test_fast_register_args);
+	tcase_add_test(tc, test_page_positions);
 	tcase_add_test(tc, test_fast_register_data);
 	tcase_add_test(tc, test_key_cycles);
 	tcase_add_test(tc, test_invalidate_matrix);
