@@ -5,8 +5,9 @@
  * The engine is the only producer, one consumer thread polls (ring.h).  A
  * CQ that is full when the engine has a completion for it overflows: the
  * completion is lost, SR_CNT_CQ_OVERFLOW counts it, sr_cq_overflowed()
- * turns true for good and an SR_EVENT_CQ_ERR async event is raised once
- * (as with ibverbs, the QPs feeding it go to ERR).
+ * turns true for good and an SR_EVENT_CQ_ERR async event is raised once.
+ * The QPs feeding it are not moved to ERR by the transport: the consumer
+ * (or the verbs shim) decides, as ibverbs leaves it to the application.
  *
  * Notification: sr_cq_req_notify() arms the CQ for the next completion, or
  * only the next solicited one (a receive of a message with the SE bit or

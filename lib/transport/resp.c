@@ -289,8 +289,8 @@ static enum sr_resp_result sr_resp_send(struct sr_qp *qp,
 		if (ieth != NULL) {
 			uint32_t rkey = sr_ieth_rkey(ieth);
 
-			if (sr_mr_invalidate(qp->dev->mr, rkey, true,
-					     qp->pd) != 0) {
+			if (sr_mr_invalidate_qp(qp->dev->mr, rkey, true,
+						qp->pd, qp->qpn) != 0) {
 				sr_resp_complete_err(qp, SR_WC_REM_INV_REQ_ERR);
 				return SR_RESP_INV_REQ;
 			}
