@@ -599,6 +599,28 @@ int sr_pmd_config_default_link(struct sr_pmd_config *cfg, int node,
 	return 0;
 }
 
+int sr_pmd_config_memif_bsize(struct sr_pmd_config *cfg, char *err,
+			      size_t errlen)
+{
+	uint32_t frame = cfg->mtu + SR_PMD_L2_OVERHEAD, bsize;
+	size_t len = strlen(cfg->port);
+	int n;
+
+	if (strncmp(cfg->port, "net_memif", 9) != 0 ||
+	    strstr(cfg->port, "bsize=") != NULL || cfg->mtu == 0 ||
+	    frame <= SR_PMD_MEMIF_BSIZE_DEFAULT)
+		return 0;
+	bsize = (frame + 1023) & ~1023u;
+	n = snprintf(cfg->port + len, sizeof(cfg->port) - len, ",bsize=%u",
+		     bsize);
+	if (n < 0 || (size_t)n >= sizeof(cfg->port) - len) {
+		cfg->port[len] = '\0';
+		snprintf(err, errlen, "port '%s' too long", cfg->port);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int sr_pmd_config_claim_node(const char *run_dir, int *lock_fd)
 {
 	char path[SR_CONFIG_STR_MAX + 16];
@@ -668,6 +690,9 @@ int sr_pmd_config_load(struct sr_pmd_config *cfg, int *lock_fd, char *err,
 		if (rc)
 			return rc;
 	}
+	rc = sr_pmd_config_memif_bsize(cfg, err, errlen);
+	if (rc)
+		return rc;
 	if (cfg->port[0] == '\0') {
 		snprintf(err, errlen, "%s: no port (want port = default, a vdev or a PCI address)",
 			 path ? path : "config");

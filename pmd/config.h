@@ -102,6 +102,21 @@ int sr_pmd_config_claim_node(const char *run_dir, int *lock_fd);
 int sr_pmd_config_load(struct sr_pmd_config *cfg, int *lock_fd, char *err,
 		       size_t errlen);
 
+/*
+ * A net_memif port carries each frame in one buffer of bsize bytes; longer
+ * frames would be chained over several descriptors, which DPDK 22.11's
+ * memif corrupts under load (its rings replay stale descriptors).  So for
+ * a memif port without its own bsize= and an MTU whose frames exceed the
+ * 2 KiB default, append bsize= the frame rounded up to 1 KiB.  Called by
+ * sr_pmd_config_load().  0 or -EINVAL (the port string would not fit).
+ */
+int sr_pmd_config_memif_bsize(struct sr_pmd_config *cfg, char *err,
+			      size_t errlen);
+
+#define SR_PMD_MEMIF_BSIZE_DEFAULT 2048
+/* Ethernet + 802.1Q + FCS room above the IP MTU. */
+#define SR_PMD_L2_OVERHEAD (14 + 4 + 4)
+
 /* True when the system has enough free 2 MiB hugepages for a device. */
 bool sr_pmd_config_hugepages_free(void);
 

@@ -12,7 +12,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/counters.h"
 #include "counters.h"
+#include "wire/parse.h"
+
+_Static_assert(SR_CNT_MAX <= SR_STATS_XPORT_MAX,
+	       "the stats file has room for every transport counter");
+_Static_assert(SR_PARSE_MAX <= SR_STATS_PARSE_MAX,
+	       "the stats file has room for every parse result");
 
 static const char *const sr_dev_names[SR_CTR_MAX] = {
 #define SR_CTR_NAME(e, s) [SR_CTR_##e] = s,
@@ -44,6 +51,8 @@ static void sr_stats_header(struct sr_stats_shm *s, int pid, uint16_t port)
 	s->n_dev_counters = SR_CTR_MAX;
 	s->n_qp_counters = SR_QP_CTR_MAX;
 	s->n_qp_slots = SR_STATS_QP_SLOTS;
+	s->n_xport_counters = SR_CNT_MAX;
+	s->n_parse_counters = SR_PARSE_MAX;
 	s->pid = pid;
 	s->port_id = port;
 	/* Magic last: a reader never sees a half-made header as valid. */
@@ -143,6 +152,7 @@ struct sr_stats_qp *sr_stats_qp_get(struct sr_stats_shm *s, uint32_t qpn)
 		if (q->in_use)
 			continue;
 		memset(q->c, 0, sizeof(q->c));
+		memset(q->xport, 0, sizeof(q->xport));
 		q->qpn = qpn;
 		__atomic_store_n(&q->in_use, 1, __ATOMIC_RELEASE);
 		return q;

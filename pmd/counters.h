@@ -94,13 +94,23 @@ enum sr_qp_counter {
 };
 
 #define SR_STATS_MAGIC 0x5354535245434f52ull   /* "ROCERSTS" */
-#define SR_STATS_VERSION 1
+#define SR_STATS_VERSION 2
 #define SR_STATS_QP_SLOTS 256
+
+/*
+ * Room for the transport's own counters (lib/core/counters.h, named by
+ * sr_counter_name()) and its parser drops (wire/parse.h, named by
+ * sr_parse_result_name()), copied in whole by the node (node.h); the
+ * header says how many are used.
+ */
+#define SR_STATS_XPORT_MAX 64
+#define SR_STATS_PARSE_MAX 32
 
 struct sr_stats_qp {
 	uint32_t qpn;
 	uint32_t in_use;
 	uint64_t c[SR_QP_CTR_MAX];
+	uint64_t xport[SR_STATS_XPORT_MAX];   /* the QP's transport counters */
 };
 
 /*
@@ -122,6 +132,8 @@ struct sr_stats_shm {
 	uint32_t n_dev_counters;
 	uint32_t n_qp_counters;
 	uint32_t n_qp_slots;
+	uint32_t n_xport_counters;        /* SR_CNT_MAX of the writer */
+	uint32_t n_parse_counters;        /* SR_PARSE_MAX of the writer */
 	int32_t pid;
 	uint16_t port_id;
 	uint16_t mtu;
@@ -132,12 +144,20 @@ struct sr_stats_shm {
 	char port[128];
 	struct sr_stats_fault_ctl fault;
 	uint64_t dev[SR_CTR_MAX];
+	uint64_t xport[SR_STATS_XPORT_MAX];   /* device transport counters */
+	uint64_t parse[SR_STATS_PARSE_MAX];   /* frames refused, by reason */
 	struct sr_stats_qp qp[SR_STATS_QP_SLOTS];
 };
 
 /* Names, or "?" past the end. */
 const char *sr_stats_dev_name(unsigned int id);
 const char *sr_stats_qp_name(unsigned int id);
+
+/* Set a counter to a value copied from elsewhere (single writer). */
+static inline void sr_stats_set(uint64_t *c, uint64_t v)
+{
+	__atomic_store_n(c, v, __ATOMIC_RELAXED);
+}
 
 /* Add n to a device counter (single writer). */
 static inline void sr_stats_add(struct sr_stats_shm *s, unsigned int id,

@@ -141,7 +141,7 @@ static int sr_eal_args(const struct sr_pmd_config *cfg, char **argv,
 int sr_eal_init(const struct sr_pmd_config *cfg, char *err, size_t errlen)
 {
 	char *argv[SR_EAL_ARGV_MAX] = { 0 }, *copy[SR_EAL_ARGV_MAX];
-	int argc = 0, rc;
+	int argc = 0, rc, saved_opterr;
 
 	if (sr_eal_up)
 		return 0;
@@ -156,11 +156,16 @@ int sr_eal_init(const struct sr_pmd_config *cfg, char *err, size_t errlen)
 			fprintf(stderr, "%s ", argv[i]);
 		fprintf(stderr, "\n");
 	}
-	if (rte_eal_init(argc, copy) < 0) {
+	/* getopt would print its own lines: the one line below says it all. */
+	saved_opterr = opterr;
+	opterr = 0;
+	rc = rte_eal_init(argc, copy);
+	opterr = saved_opterr;
+	if (rc < 0) {
 		rc = -EIO;
 		snprintf(err, errlen,
-			 "EAL initialisation failed (%s); check the eal, lcores and port keys",
-			 rte_strerror(rte_errno));
+			 "EAL initialisation failed (%s); check the eal ('%s'), lcores and port keys",
+			 rte_strerror(rte_errno), cfg->eal);
 		goto out_free;
 	}
 	sr_eal_up = true;

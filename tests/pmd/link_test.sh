@@ -134,7 +134,11 @@ fault)
 af_packet)
 	ns=sroce-test-$$
 	ip netns add $ns || fail "ip netns add"
-	ip -n $ns link add sr0 mtu 1500 type veth peer name sr1 || fail "veth"
+	# Fanout groups are (pid ^ ifindex) & 0xffff: ifindexes equal in their
+	# low 16 bits keep neighbouring pids apart (see rdma_test.sh).
+	idx=$((3000 + $$ % 1000))
+	ip -n $ns link add sr0 index $idx mtu 1500 type veth peer name sr1 \
+		index $((idx + 1048576)) || fail "veth"
 	ip -n $ns link set sr0 up
 	ip -n $ns link set sr1 up
 	conf a "port = net_af_packet0,iface=sr0" "ipv4 = 10.66.0.1/24" \

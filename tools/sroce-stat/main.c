@@ -10,7 +10,9 @@
  *   sroce-stat [-d DIR] -l
  *
  * Without -p / -f the one stats file in DIR (default /dev/shm) is used.
- * -a prints zero counters too, -q the per-QP slots, -w repeats.
+ * -a prints zero counters too, -q the per-QP slots, -w repeats.  The
+ * link's counters come first, then the transport's (xport_*, parse_*),
+ * which a node (pmd/node.h) copies in while it runs.
  * RULE is the config syntax (pmd/CONFIG.md), e.g. "tx drop prob=5%".
  */
 #include <errno.h>
@@ -25,8 +27,10 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "core/counters.h"
 #include "counters.h"
 #include "fault.h"
+#include "wire/parse.h"
 
 struct stat_opts {
 	const char *dir, *file;
@@ -92,9 +96,34 @@ static void stat_list(const char *dir)
 	globfree(&g);
 }
 
+/* lib's counter and parse names (TX_PKTS) as the file's (tx_pkts). */
+static const char *stat_lower(const char *name, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; name[i] && i + 1 < len; i++)
+		buf[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ?
+				name[i] - 'A' + 'a' : name[i]);
+	buf[i] = '\0';
+	return buf;
+}
+
+/* The transport's counters (the node copies them in): "xport_" + name. */
+static void stat_print_xport(const uint64_t *c, uint32_t n, bool all,
+			     const char *indent)
+{
+	char name[64];
+
+	for (unsigned int i = 0; i < n && i < SR_CNT_MAX; i++)
+		if (all || c[i])
+			printf("%sxport_%-20s %llu\n", indent,
+			       stat_lower(sr_counter_name(i), name, sizeof(name)),
+			       (unsigned long long)c[i]);
+}
+
 static void stat_print(const struct sr_stats_shm *s, const struct stat_opts *o)
 {
-	char rule[160];
+	char rule[160], name[64];
 
 	printf("device pid %d port %u %s\n", s->pid, s->port_id, s->port);
 	printf("  mac %02x:%02x:%02x:%02x:%02x:%02x ipv4 %u.%u.%u.%u mtu %u path_mtu %u\n",
@@ -105,6 +134,13 @@ static void stat_print(const struct sr_stats_shm *s, const struct stat_opts *o)
 		if (o->all || s->dev[i])
 			printf("  %-26s %llu\n", sr_stats_dev_name(i),
 			       (unsigned long long)s->dev[i]);
+	stat_print_xport(s->xport, s->n_xport_counters, o->all, "  ");
+	for (unsigned int i = 1; i < s->n_parse_counters && i < SR_PARSE_MAX; i++)
+		if (o->all || s->parse[i])
+			printf("  parse_%-20s %llu\n",
+			       stat_lower(sr_parse_result_name(i), name,
+					  sizeof(name)),
+			       (unsigned long long)s->parse[i]);
 	for (uint32_t i = 0; i < s->fault.set.n && i < SR_FAULT_RULES_MAX; i++) {
 		sr_fault_rule_format(&s->fault.set.rule[i], rule, sizeof(rule));
 		printf("  fault %s\n", rule);
@@ -119,6 +155,8 @@ static void stat_print(const struct sr_stats_shm *s, const struct stat_opts *o)
 			printf(" %s=%llu", sr_stats_qp_name(i),
 			       (unsigned long long)s->qp[q].c[i]);
 		printf("\n");
+		stat_print_xport(s->qp[q].xport, s->n_xport_counters, o->all,
+				 "    ");
 	}
 }
 

@@ -1,0 +1,207 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# rdma_test.sh CASE RDMA_PEER SROCE_STAT SROCE_PCAP
+#
+# The whole stack (pmd/node.h + lib/) between two processes over real DPDK
+# ports, without hugepages: rdma_peer runs every opcode for N rounds and
+# checks each byte.  Traffic stays on memif sockets in a private folder, on
+# 127.0.0.1 (the out-of-band TCP) or on a veth pair inside a network
+# namespace this script creates and deletes.
+#   memif       default link; capture re-read by sroce-pcap (exit 0, every
+#               opcode present); sroce-stat shows transport counters live
+#   dedicated   memif with the engine on its own lcore on both sides
+#   af_packet   net_af_packet on both ends of a veth pair (MTU 1500, so
+#               path MTU 1024: more packets per message), captured
+#   loss        memif, 5% of frames dropped on each side's transmit: all
+#               data still verified, retransmissions in the counters
+#   bad_config  unknown key, bad address, missing port, unknown driver,
+#               EAL failure: one "sroce:" line, exit 2, no crash
+set -u
+case_name=$1
+peer_bin=$2
+stat_bin=$3
+pcap_bin=$4
+
+tmp=$(mktemp -d /tmp/sroce-rdma-test.XXXXXX)
+ns=""
+pids=""
+tcp=$((20000 + $$ % 20000))
+
+cleanup() {
+	for p in $pids; do
+		kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	[ -n "$ns" ] && ip netns del "$ns" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+fail() {
+	echo "FAIL: $*"
+	for f in "$tmp"/*.log; do
+		[ -f "$f" ] && { echo "--- $f"; cat "$f"; }
+	done
+	exit 1
+}
+
+conf() {
+	name=$1
+	shift
+	printf '%s\n' "$@" > "$tmp/$name.conf"
+}
+
+# run_pair PREFIX ROUNDS [EXTRA...]: server (a.conf) in the background,
+# client (b.conf) in the foreground; PREFIX runs both (e.g. ip netns exec).
+run_pair() {
+	prefix=$1
+	rounds=$2
+	shift 2
+	SROCE_CONFIG=$tmp/a.conf $prefix timeout 100 "$peer_bin" server \
+		--tcp $tcp --rounds "$rounds" "$@" > "$tmp/server.log" 2>&1 &
+	pids="$!"
+	SROCE_CONFIG=$tmp/b.conf $prefix timeout 100 "$peer_bin" client \
+		--tcp $tcp --rounds "$rounds" "$@" > "$tmp/client.log" 2>&1 ||
+		fail "client"
+	wait $pids || fail "server"
+	pids=""
+	grep "^rdma_peer" "$tmp/client.log" "$tmp/server.log"
+}
+
+# counter LOG NAME: a counter's value in a log (0 when absent)
+counter() {
+	v=$(awk -v n="$2" '$1 == n { print $2 }' "$1" | head -1)
+	echo "${v:-0}"
+}
+
+# check_capture FILE ROUNDS: sroce-pcap accepts every frame (exit 0) and
+# every opcode of a round is there at least ROUNDS times
+check_capture() {
+	"$pcap_bin" --summary "$1" > "$tmp/pcap.log" 2>&1 ||
+		fail "sroce-pcap: bad ICRC or malformed frame in $1"
+	cat "$tmp/pcap.log"
+	# A|B: either (WRITE_WITH_IMM of 4 KiB is one packet at path MTU 4096)
+	for op in SEND_FIRST SEND_LAST SEND_ONLY_WITH_IMMEDIATE \
+		SEND_ONLY_WITH_INVALIDATE WRITE_FIRST WRITE_LAST \
+		"WRITE_ONLY_WITH_IMMEDIATE|WRITE_LAST_WITH_IMMEDIATE" \
+		READ_REQUEST READ_RESPONSE_FIRST READ_RESPONSE_LAST \
+		READ_RESPONSE_ONLY FETCH_ADD COMPARE_SWAP ATOMIC_ACKNOWLEDGE \
+		ATOMIC_WRITE FLUSH ACKNOWLEDGE; do
+		n=$(awk -v op="$op" '$2 == "RC" && $3 ~ "^(" op ")$" { s += $1 }
+			END { print s + 0 }' "$tmp/pcap.log")
+		[ "$n" -ge "$2" ] ||
+			fail "capture has $n RC $op frames, want >= $2"
+	done
+}
+
+# memif_conf [EXTRA_A] [EXTRA_B]: the default link in this folder
+memif_conf() {
+	conf a "port = default" "node = 0" "run_dir = $tmp/run" \
+		"stats_dir = $tmp/stats" ${1:+"$1"} ${3:+"$3"}
+	conf b "port = default" "node = 1" "run_dir = $tmp/run" \
+		"stats_dir = $tmp/stats" ${2:+"$2"} ${4:+"$4"}
+}
+
+mkdir -p "$tmp/stats"
+
+case "$case_name" in
+memif)
+	memif_conf "" "capture = $tmp/b.pcap"
+	# sroce-stat while the rounds run: transport counters per device/QP
+	( i=0; while [ $i -lt 200 ]; do
+		for f in "$tmp"/stats/sroce-*.stats; do
+			[ -f "$f" ] && "$stat_bin" -f "$f" -q >> "$tmp/live.txt" 2>&1
+		done
+		i=$((i + 1)); sleep 0.05
+	done ) &
+	watcher=$!
+	run_pair "" 40
+	kill $watcher 2>/dev/null
+	wait $watcher 2>/dev/null
+	check_capture "$tmp/b.pcap" 40
+	grep -q "xport_tx_pkts" "$tmp/live.txt" ||
+		fail "sroce-stat never showed transport counters"
+	grep -q "^  qp [0-9]*: sent_pkts=[1-9]" "$tmp/live.txt" ||
+		fail "sroce-stat never showed per-QP counters"
+	echo "sroce-stat while running:"
+	grep -m3 "xport_tx_pkts\|^  qp " "$tmp/live.txt"
+	;;
+dedicated)
+	memif_conf "mode = dedicated" "mode = dedicated"
+	run_pair "" 20
+	;;
+af_packet)
+	ns=sroce-rdma-$$
+	ip netns add $ns || fail "ip netns add"
+	ip -n $ns link set lo up
+	# net_af_packet joins the PACKET_FANOUT group (pid ^ ifindex) & 0xffff
+	# of its namespace: with neighbouring ifindexes, processes of
+	# neighbouring pids collide (EINVAL).  With ifindexes equal in their
+	# low 16 bits, only pids equal in theirs could.
+	idx=$((3000 + $$ % 1000))
+	ip -n $ns link add sr0 index $idx mtu 1500 type veth peer name sr1 \
+		index $((idx + 1048576)) || fail "veth"
+	ip netns exec $ns sysctl -qw net.ipv6.conf.sr0.disable_ipv6=1
+	ip netns exec $ns sysctl -qw net.ipv6.conf.sr1.disable_ipv6=1
+	ip -n $ns link set sr0 up
+	ip -n $ns link set sr1 up
+	conf a "port = net_af_packet0,iface=sr0" "ipv4 = 10.67.0.1/24" \
+		"mac = 02:67:00:00:00:01" "stats_dir = $tmp/stats" "mtu = 1500"
+	conf b "port = net_af_packet0,iface=sr1" "ipv4 = 10.67.0.2/24" \
+		"mac = 02:67:00:00:00:02" "stats_dir = $tmp/stats" "mtu = 1500" \
+		"capture = $tmp/b.pcap"
+	run_pair "ip netns exec $ns" 20
+	check_capture "$tmp/b.pcap" 20
+	;;
+loss)
+	memif_conf "fault = tx drop prob=5%" "fault = tx drop prob=5%" \
+		"fault_seed = 11" "fault_seed = 12"
+	run_pair "" 60 --rc-timeout 10
+	drops=$(( $(counter "$tmp/server.log" fault_drop) +
+		  $(counter "$tmp/client.log" fault_drop) ))
+	retries=0
+	for name in xport_RETRY xport_TIMEOUT xport_READ_RESUME; do
+		retries=$((retries + $(counter "$tmp/server.log" $name) +
+			   $(counter "$tmp/client.log" $name)))
+	done
+	echo "loss: $drops frames dropped, $retries retransmissions started"
+	[ "$drops" -ge 50 ] || fail "only $drops frames dropped"
+	[ "$retries" -ge 10 ] || fail "only $retries retransmissions counted"
+	[ "$(counter "$tmp/client.log" retries)" -gt 0 ] ||
+		fail "link counter 'retries' not filled"
+	;;
+bad_config)
+	# each: config lines, then a word the error line must hold
+	n=0
+	check_bad() {
+		want=$1
+		shift
+		n=$((n + 1))
+		printf '%s\n' "$@" > "$tmp/bad$n.conf"
+		SROCE_CONFIG=$tmp/bad$n.conf timeout 30 "$peer_bin" client \
+			--tcp $tcp --timeout-ms 2000 > "$tmp/bad$n.out" 2> "$tmp/bad$n.err"
+		rc=$?
+		lines=$(grep -c "^sroce: " "$tmp/bad$n.err")
+		echo "bad config $n: exit $rc: $(grep "^sroce: " "$tmp/bad$n.err")"
+		[ "$rc" -ne 0 ] && [ "$rc" -lt 124 ] || fail "bad config $n: exit $rc"
+		[ "$lines" -eq 1 ] || fail "bad config $n: $lines sroce: lines"
+		grep -q "$want" "$tmp/bad$n.err" || fail "bad config $n: no '$want'"
+	}
+	check_bad "unknown key" "port = default" "ipv4 = 10.0.0.1" "colour = blue"
+	check_bad "IPv4" "port = net_ring0" "ipv4 = 10.0.0.300"
+	check_bad "port" "ipv4 = 10.0.0.1/24"
+	check_bad "net_nosuch0" "port = net_nosuch0" "ipv4 = 10.0.0.1/24" \
+		"stats_dir = off"
+	check_bad "EAL" "port = net_ring0" "ipv4 = 10.0.0.1/24" \
+		"eal = --no-such-eal-option" "stats_dir = off"
+	SROCE_CONFIG=$tmp/none.conf timeout 30 "$peer_bin" client \
+		> "$tmp/missing.out" 2> "$tmp/missing.err"
+	rc=$?
+	echo "missing file: exit $rc: $(cat "$tmp/missing.err")"
+	[ "$rc" -ne 0 ] && [ "$rc" -lt 124 ] || fail "missing file: exit $rc"
+	;;
+*)
+	fail "unknown case $case_name"
+	;;
+esac
+echo "PASS: $case_name"
