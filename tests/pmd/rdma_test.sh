@@ -156,7 +156,7 @@ af_packet)
 loss)
 	memif_conf "fault = tx drop prob=5%" "fault = tx drop prob=5%" \
 		"fault_seed = 11" "fault_seed = 12"
-	run_pair "" 60 --rc-timeout 10
+	run_pair "" 60 --rc-timeout 12
 	drops=$(( $(counter "$tmp/server.log" fault_drop) +
 		  $(counter "$tmp/client.log" fault_drop) ))
 	retries=0
