@@ -104,6 +104,8 @@ static void gen(struct prop *c, struct h_pair *p)
 			o->roff = DST + dst;
 			src += o->len;
 			dst += o->len + 8;   /* a gap that must stay untouched */
+			if (dst > AREA - 16)
+				dst = AREA - 16;  /* full: zero-length ops share the end */
 			o->consumes = o->op != SR_WR_RDMA_WRITE;
 			break;
 		case SR_WR_RDMA_READ:
@@ -112,6 +114,8 @@ static void gen(struct prop *c, struct h_pair *p)
 			o->roff = RSRC + rsrc;
 			rdst += o->len + 8;
 			rsrc += o->len;
+			if (rdst > AREA - 16)
+				rdst = AREA - 16;
 			break;
 		case SR_WR_FLUSH:
 			o->len = (uint32_t)(prng(c) % 4096);
