@@ -163,8 +163,8 @@ struct sr_dev_limits sr_dev_limits_default(void);
 /*
  * Validate a configuration: every field within its [min, max] (so
  * FRMRPageCount >= 16, key-table sizes fit the 24-bit key index).
- * Returns 0, or -EINVAL naming nothing: use *bad_field (may be NULL) to
- * learn which field (enum sr_limit_id) is out of range.
+ * Returns 0, or -EINVAL with the first field out of range in *bad_field
+ * (bad_field may be NULL).
  */
 int sr_dev_limits_check(const struct sr_dev_limits *l, enum sr_limit_id *bad_field);
 

@@ -288,6 +288,7 @@ struct sr_frmr_req {
  * base address, rights and key byte.  Checked in this order:
  *   -EINVAL  NULL argument or an MR of another device
  *   -EPERM   not a fast-register MR, not initialised, or VALID
+ *   -EBUSY   another thread is re-initialising it
  *   -EACCES  the request's PD is not the MR's
  *   -EINVAL  key index is not the MR's, or key byte unchanged
  *   -EINVAL  unknown access bits, ZERO_BASED, or remote write/atomic

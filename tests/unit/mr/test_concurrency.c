@@ -117,9 +117,23 @@ static void publish(unsigned i, uint32_t key, uint32_t pattern)
 	atomic_store(&H.pub[i], key | (uint64_t)pattern << 32);
 }
 
+/*
+ * Churn for RUN_NS and MIN_ROUNDS at least, and until the readers have
+ * both succeeded and failed a few times (on a loaded machine they may get
+ * little CPU); give up after MAX_NS and let hammer_stop() report it.
+ */
+#define MAX_NS (20 * 1000 * 1000 * 1000LL)
+#define MIN_READS 200
+
 static bool keep_going(uint64_t t0, unsigned rounds)
 {
-	return rounds < MIN_ROUNDS || now_ns() - t0 < (uint64_t)RUN_NS;
+	uint64_t dt = now_ns() - t0;
+
+	if (rounds < MIN_ROUNDS || dt < (uint64_t)RUN_NS)
+		return true;
+	if (atomic_load(&H.ok) >= MIN_READS && atomic_load(&H.failed) >= MIN_READS)
+		return false;
+	return dt < (uint64_t)MAX_NS;
 }
 
 /* A fresh buffer holding its registration's key everywhere. */
