@@ -4,6 +4,7 @@
  * initialisation of the process.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_log.h>
 
 #include "dev_priv.h"
 
@@ -104,6 +106,8 @@ static int sr_eal_args(const struct sr_pmd_config *cfg, char **argv,
 	rc |= sr_eal_push(argv, argc, buf);
 	rc |= sr_eal_push(argv, argc, "--no-telemetry");
 	rc |= sr_eal_push(argv, argc, "--log-level=warning");
+	/* memif warns on every start that --no-shconf has no MP channel. */
+	rc |= sr_eal_push(argv, argc, "--log-level=pmd.net.memif:error");
 	if (!sr_eal_user_lcores(cfg->eal)) {
 		if (cfg->lcores[0]) {
 			snprintf(buf, sizeof(buf), "--lcores=%s", cfg->lcores);
@@ -138,10 +142,75 @@ static int sr_eal_args(const struct sr_pmd_config *cfg, char **argv,
 	return rc ? -E2BIG : 0;
 }
 
+/*
+ * What the EAL logs while it initialises is kept here, so that a failure
+ * is one line of ours: getopt's complaints are off, what it prints to
+ * stdout (usage) and stderr (a FATAL line that its log repeats) goes to
+ * /dev/null, and its log lines are collected (and replayed on stderr when
+ * it succeeds).  The stream is never closed: an EAL
+ * thread could still hold it.
+ */
+static char sr_eal_log[4096];
+
+static int sr_eal_quiet_init(int argc, char **argv)
+{
+	static FILE *log;
+	int saved_opterr = opterr, out = -1, errfd = -1, null, rc;
+
+	if (log == NULL)
+		log = fmemopen(sr_eal_log, sizeof(sr_eal_log) - 1, "w");
+	if (log != NULL) {
+		setvbuf(log, NULL, _IONBF, 0);
+		rte_openlog_stream(log);
+	}
+	fflush(stdout);
+	fflush(stderr);
+	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null >= 0) {
+		out = dup(STDOUT_FILENO);
+		errfd = dup(STDERR_FILENO);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		close(null);
+	}
+	opterr = 0;
+	rc = rte_eal_init(argc, argv);
+	opterr = saved_opterr;
+	fflush(stdout);
+	fflush(stderr);
+	if (out >= 0) {
+		dup2(out, STDOUT_FILENO);
+		close(out);
+	}
+	if (errfd >= 0) {
+		dup2(errfd, STDERR_FILENO);
+		close(errfd);
+	}
+	rte_openlog_stream(NULL);
+	if (rc >= 0 && sr_eal_log[0])
+		fputs(sr_eal_log, stderr);
+	return rc;
+}
+
+/* The first thing the EAL complained about, without its "EAL: " tag. */
+static const char *sr_eal_log_first(void)
+{
+	char *line = sr_eal_log, *nl;
+
+	if (strncmp(line, "EAL: ", 5) == 0)
+		line += 5;
+	nl = strchr(line, '\n');
+	if (nl)
+		*nl = '\0';
+	for (size_t n = strlen(line); n > 0 && line[n - 1] == '.'; n--)
+		line[n - 1] = '\0';
+	return line[0] ? line : rte_strerror(rte_errno);
+}
+
 int sr_eal_init(const struct sr_pmd_config *cfg, char *err, size_t errlen)
 {
 	char *argv[SR_EAL_ARGV_MAX] = { 0 }, *copy[SR_EAL_ARGV_MAX];
-	int argc = 0, rc, saved_opterr;
+	int argc = 0, rc;
 
 	if (sr_eal_up)
 		return 0;
@@ -156,16 +225,18 @@ int sr_eal_init(const struct sr_pmd_config *cfg, char *err, size_t errlen)
 			fprintf(stderr, "%s ", argv[i]);
 		fprintf(stderr, "\n");
 	}
-	/* getopt would print its own lines: the one line below says it all. */
-	saved_opterr = opterr;
-	opterr = 0;
-	rc = rte_eal_init(argc, copy);
-	opterr = saved_opterr;
+	rc = sr_eal_quiet_init(argc, copy);
 	if (rc < 0) {
 		rc = -EIO;
-		snprintf(err, errlen,
-			 "EAL initialisation failed (%s); check the eal ('%s'), lcores and port keys",
-			 rte_strerror(rte_errno), cfg->eal);
+		if (rte_errno == ENODEV)
+			snprintf(err, errlen,
+				 "EAL initialisation failed: port '%s' did not probe (no such driver or device)",
+				 cfg->port);
+		else
+			snprintf(err, errlen,
+				 "EAL initialisation failed: %s; check the eal%s%s%s, lcores and port keys",
+				 sr_eal_log_first(), cfg->eal[0] ? " ('" : "",
+				 cfg->eal, cfg->eal[0] ? "')" : "");
 		goto out_free;
 	}
 	sr_eal_up = true;

@@ -15,7 +15,8 @@
 #   loss        memif, 5% of frames dropped on each side's transmit: all
 #               data still verified, retransmissions in the counters
 #   bad_config  unknown key, bad address, missing port, unknown driver,
-#               EAL failure: one "sroce:" line, exit 2, no crash
+#               bad EAL option, unavailable core, missing file: exactly one
+#               line on stderr ("sroce: ..."), exit 2, no crash
 set -u
 case_name=$1
 peer_bin=$2
@@ -181,19 +182,22 @@ bad_config)
 		SROCE_CONFIG=$tmp/bad$n.conf timeout 30 "$peer_bin" client \
 			--tcp $tcp --timeout-ms 2000 > "$tmp/bad$n.out" 2> "$tmp/bad$n.err"
 		rc=$?
-		lines=$(grep -c "^sroce: " "$tmp/bad$n.err")
+		lines=$(grep -c . "$tmp/bad$n.err")
 		echo "bad config $n: exit $rc: $(grep "^sroce: " "$tmp/bad$n.err")"
 		[ "$rc" -ne 0 ] && [ "$rc" -lt 124 ] || fail "bad config $n: exit $rc"
-		[ "$lines" -eq 1 ] || fail "bad config $n: $lines sroce: lines"
+		[ "$lines" -eq 1 ] && grep -q "^sroce: " "$tmp/bad$n.err" ||
+			fail "bad config $n: $lines lines on stderr, want one 'sroce:' line"
 		grep -q "$want" "$tmp/bad$n.err" || fail "bad config $n: no '$want'"
 	}
 	check_bad "unknown key" "port = default" "ipv4 = 10.0.0.1" "colour = blue"
 	check_bad "IPv4" "port = net_ring0" "ipv4 = 10.0.0.300"
 	check_bad "port" "ipv4 = 10.0.0.1/24"
-	check_bad "net_nosuch0" "port = net_nosuch0" "ipv4 = 10.0.0.1/24" \
+	check_bad "port .net_nosuch0. did not probe" "port = net_nosuch0" "ipv4 = 10.0.0.1/24" \
 		"stats_dir = off"
 	check_bad "EAL" "port = net_ring0" "ipv4 = 10.0.0.1/24" \
 		"eal = --no-such-eal-option" "stats_dir = off"
+	check_bad "core 900 unavailable" "port = net_ring0" \
+		"ipv4 = 10.0.0.1/24" "eal = --lcores=77@(900)" "stats_dir = off"
 	SROCE_CONFIG=$tmp/none.conf timeout 30 "$peer_bin" client \
 		> "$tmp/missing.out" 2> "$tmp/missing.err"
 	rc=$?
