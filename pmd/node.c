@@ -19,6 +19,7 @@
 #define SR_NODE_PUBLISH_NS  (5ull * 1000 * 1000)   /* counters every 5 ms */
 #define SR_NODE_BUDGET      64
 #define SR_NODE_NAP_NS      20000
+#define SR_NODE_YIELD_SPINS 256      /* idle rounds between yields */
 
 /* X(pmd device counter, transport counter): rxe's names for lib's events. */
 #define SR_NODE_DEV_MAP(X)              \
@@ -199,6 +200,16 @@ static void sr_node_idle(struct sr_node *node, bool nap)
 		sched_yield();
 	else if (sr_pmd_progress(node->pmd) == 0 && nap)
 		nanosleep(&ts, NULL);
+}
+
+void sr_node_relax(struct sr_node *node, unsigned int *idle)
+{
+	if (!node->dedicated && sr_pmd_progress(node->pmd) > 0) {
+		*idle = 0;
+		return;
+	}
+	if (++*idle % SR_NODE_YIELD_SPINS == 0 || node->dedicated)
+		sched_yield();
 }
 
 /* ---- create / close ---- */
@@ -538,6 +549,7 @@ int sr_node_cq_wait(struct sr_node *node, struct sr_cq *cq, struct sr_wc *wc,
 		    int n, uint32_t timeout_ms)
 {
 	uint64_t deadline = sr_node_now_ns(node) + (uint64_t)timeout_ms * 1000000;
+	unsigned int idle = 0;
 	int got = 0;
 
 	while (got < n) {
@@ -547,7 +559,7 @@ int sr_node_cq_wait(struct sr_node *node, struct sr_cq *cq, struct sr_wc *wc,
 		if (got == n || (k == 0 && sr_node_now_ns(node) > deadline))
 			break;
 		if (k == 0)
-			sr_node_idle(node, false);   /* busy poll: latency */
+			sr_node_relax(node, &idle);  /* busy poll: latency */
 	}
 	return got;
 }

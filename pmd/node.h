@@ -73,6 +73,14 @@ int sr_node_close(struct sr_node *node);
 /* Inline mode: one progress round, returns the work done.  Dedicated: 0. */
 int sr_node_progress(struct sr_node *node);
 
+/*
+ * For a consumer's polling loop that found nothing to do: progress
+ * (inline), and after a run of idle rounds (counted in *idle, which the
+ * caller zeroes when it finds work) yield the core, so that on a busy
+ * machine the peer and the engine get to run.  Dedicated mode: yield.
+ */
+void sr_node_relax(struct sr_node *node, unsigned int *idle);
+
 /* The parts, for lib's calls and for pmd's. */
 struct sr_dev *sr_node_dev(const struct sr_node *node);
 struct sr_mr_dev *sr_node_mr(const struct sr_node *node);

@@ -4,11 +4,13 @@
  *
  *   sroce-demo        both nodes: node 0 (passive) is forked before any
  *                     EAL start, node 1 (active) runs here and reports
- *   sroce-demo 0|1    one node (run the other in a second terminal)
+ *   sroce-demo 0|1    one node (run the other in a second terminal; with
+ *                     SROCE_CONFIG, each its own file for other links)
  *
- * The nodes meet on the default memif link (pmd/CONFIG.md; or what
- * SROCE_CONFIG names) and swap QP number, PSN, GID, addresses and rkeys
- * over TCP on 127.0.0.1 (SROCE_DEMO_PORT, default 18515).  Each registers
+ * The nodes meet on the default memif link (pmd/CONFIG.md) in a private
+ * folder unless SROCE_RUN_DIR names one, and swap QP number, PSN, GID,
+ * addresses and rkeys over TCP on 127.0.0.1 (an ephemeral port; for one
+ * node, SROCE_DEMO_PORT or 18515).  Each registers
  * a plain MR (sr_mr_reg_virt) and a fast-register MR (initialised, then
  * registered by a REG_MR work request).  Node 1 checks RDMA READ, WRITE,
  * SEND and both atomics byte for byte, then measures bandwidth and
@@ -16,6 +18,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <netinet/tcp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -45,7 +48,7 @@ struct info {                         /* what the TCP exchange carries */
 };
 
 struct demo {
-	int node_id, sock;
+	int node_id, sock, ready_fd;
 	struct sr_node *node;
 	struct sr_pd *pd;
 	struct sr_cq *scq, *rcq;
@@ -218,6 +221,10 @@ static int setup(struct demo *d, int listen_fd)
 
 	if (sr_node_open(NULL, &d->node))
 		return -1;
+	if (d->ready_fd >= 0) {                 /* node 0's memif listens */
+		(void)!write(d->ready_fd, "U", 1);
+		close(d->ready_fd);
+	}
 	if (sr_node_link_wait(d->node, 20000))
 		return fail("node %d: the memif link did not come up", d->node_id);
 	d->pd = sr_pd_alloc(sr_node_mr(d->node));
@@ -281,7 +288,7 @@ static int serve(struct demo *d)
 			return fail("node 0: post receive");
 	if (send(d->sock, "R", 1, 0) != 1)     /* ready */
 		return fail("node 0: TCP");
-	for (unsigned long spin = 0;; spin++) {
+	for (unsigned int idle = 0;;) {
 		int n = sr_cq_poll(d->rcq, 16, wc);
 
 		for (int i = 0; i < n; i++) {
@@ -303,8 +310,12 @@ static int serve(struct demo *d)
 		}
 		while (sr_cq_poll(d->scq, 16, wc) > 0)
 			;
-		if (n == 0 && sr_node_progress(d->node) == 0 && spin % 4096 == 0 &&
-		    recv(d->sock, &bye, 1, MSG_DONTWAIT) != -1)
+		if (n > 0) {
+			idle = 0;
+			continue;
+		}
+		sr_node_relax(d->node, &idle);
+		if (idle % 1024 == 1023 && recv(d->sock, &bye, 1, MSG_DONTWAIT) != -1)
 			return 0;                /* bye, or node 1 left */
 	}
 }
@@ -387,6 +398,7 @@ static double bandwidth(struct demo *d, enum sr_wr_opcode op, uint32_t len)
 	uint64_t local = (uint64_t)(uintptr_t)d->buf, remote = d->peer.faddr;
 	uint64_t t0 = sr_node_now_ns(d->node), end = t0 + 300000000ull, bytes = 0;
 	uint32_t inflight = 0;
+	unsigned int idle = 0;
 	struct sr_wc wc[DEPTH];
 
 	for (;;) {
@@ -407,7 +419,9 @@ static double bandwidth(struct demo *d, enum sr_wr_opcode op, uint32_t len)
 		if (now >= end && inflight == 0)
 			return (double)bytes * 8 / (double)(now - t0);
 		if (n == 0)
-			sr_node_progress(d->node);
+			sr_node_relax(d->node, &idle);
+		else
+			idle = 0;
 		if (now > end + 5000000000ull)
 			return fail("%s %u B: completions stopped",
 				    sr_wr_opcode_str(op), len);
@@ -469,28 +483,36 @@ static int measure(struct demo *d)
 	fflush(stdout);
 	if (latency(d, false, &med[0], &p99[0]) || latency(d, true, &med[1], &p99[1]))
 		return -1;
-	printf("%s\n| bandwidth (Gbit/s, %d in flight) |    64 B |   4 KiB |  64 KiB |\n"
-	       "|---|---:|---:|---:|\n", *eol == '\r' ? "\x1b[2K" : "", DEPTH);
+	printf("%s\n| Gbit/s, %d in flight |   64 B |  4 KiB | 64 KiB | 64 B messages/s |\n"
+	       "|---|---:|---:|---:|---:|\n", *eol == '\r' ? "\x1b[2K" : "", DEPTH);
 	for (int o = 0; o < 3; o++)
-		printf("| %-32s | %7.3f | %7.2f | %7.2f |\n",
+		printf("| %-20s | %6.3f | %6.2f | %6.2f | %13.2f M |\n",
 		       o == 0 ? "RDMA WRITE" : o == 1 ? "RDMA READ" : "SEND",
-		       bw[o][0], bw[o][1], bw[o][2]);
+		       bw[o][0], bw[o][1], bw[o][2], bw[o][0] * 1e3 / 8 / 64);
 	printf("\n| 64 B round trip (2000) | median | p99 |\n|---|---:|---:|\n"
 	       "| RDMA READ | %.1f us | %.1f us |\n| SEND + echo SEND | %.1f us | %.1f us |\n",
 	       med[0], p99[0], med[1], p99[1]);
+	/* Two polling nodes want two idle cores: say what they had. */
+	FILE *f = fopen("/proc/loadavg", "r");
+	double load = 0;
+
+	if (f && fscanf(f, "%lf", &load) == 1)
+		printf("(%ld CPUs, 1-minute load average %.1f while measuring)\n",
+		       sysconf(_SC_NPROCESSORS_ONLN), load);
+	if (f)
+		fclose(f);
 	return 0;
 }
 
 /* ---- one node ---- */
 
-static int node_main(int node_id, int listen_fd)
+static int node_main(int node_id, int listen_fd, int ready_fd)
 {
-	struct demo d = { .node_id = node_id, .sock = -1 };
+	struct demo d = { .node_id = node_id, .sock = -1, .ready_fd = ready_fd };
 	char id[2] = { (char)('0' + node_id), 0 }, ready;
 	int rc;
 
-	if (getenv("SROCE_CONFIG") == NULL)
-		setenv("SROCE_NODE", id, 1);
+	setenv("SROCE_NODE", id, 1);         /* the default link's node */
 	rc = setup(&d, listen_fd);
 	if (rc == 0 && node_id == 0)
 		rc = serve(&d);
@@ -522,14 +544,15 @@ static int node_main(int node_id, int listen_fd)
 
 int main(int argc, char **argv)
 {
-	char run_dir[] = "/tmp/sroce-demo.XXXXXX";
+	char run_dir[] = "/tmp/sroce-demo.XXXXXX", sock[PATH_MAX];
 	struct sockaddr_in sa = { .sin_family = AF_INET,
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	int listen_fd, status = 0, rc;
+	int listen_fd, ready[2], status = 0, rc;
+	char up;
 	pid_t child;
 
 	if (argc > 1)
-		return node_main(atoi(argv[1]) == 0 ? 0 : 1, -1);
+		return node_main(atoi(argv[1]) == 0 ? 0 : 1, -1, -1);
 	/* Both nodes: a private memif folder and TCP port, then fork. */
 	if (getenv("SROCE_RUN_DIR") == NULL && mkdtemp(run_dir))
 		setenv("SROCE_RUN_DIR", run_dir, 1);
@@ -538,19 +561,25 @@ int main(int argc, char **argv)
 		return fail("TCP listen: %s", strerror(errno)) ? 1 : 0;
 	printf("sroce-demo: two sroce nodes on the default memif link, out-of-band exchange over TCP on 127.0.0.1\n");
 	fflush(stdout);
+	if (pipe(ready))
+		return fail("pipe: %s", strerror(errno)) ? 1 : 0;
 	child = fork();
-	if (child == 0)
-		_exit(node_main(0, listen_fd));
-	rc = node_main(1, listen_fd);
+	if (child == 0) {
+		close(ready[0]);
+		_exit(node_main(0, listen_fd, ready[1]));
+	}
+	/* Dial node 0's memif socket once it listens (or node 0 is gone). */
+	close(ready[1]);
+	(void)!read(ready[0], &up, 1);
+	close(ready[0]);
+	rc = node_main(1, listen_fd, -1);
 	if (rc)
 		kill(child, SIGTERM);
 	waitpid(child, &status, 0);
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		rc = fail("node 0 exited with status %d", status);
 	if (strcmp(getenv("SROCE_RUN_DIR"), run_dir) == 0) {
-		char sock[64];
-
-		snprintf(sock, sizeof(sock), "%s/memif.sock", run_dir);
+		snprintf(sock, sizeof(sock), "%s/memif.lock", run_dir);
 		unlink(sock);
 		rmdir(run_dir);
 	}
