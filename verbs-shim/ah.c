@@ -14,7 +14,8 @@
 #include "pmd.h"
 #include "shim.h"
 
-#define SR_RESOLVE_TIMEOUT_NS (5ull * 1000 * 1000 * 1000)
+#define SR_RESOLVE_TIMEOUT_NS (10ull * 1000 * 1000 * 1000)
+#define SR_LINK_WAIT_MS       5000
 #define SR_RESOLVE_NAP_NS     50000
 
 struct sr_resolve {
@@ -59,6 +60,8 @@ static int sr_ibv_resolve(struct sr_ibv_rt *rt, const uint8_t ip[16],
 	int rc;
 
 	memcpy(r.ip, ip, 16);
+	/* memif: the peer may not have connected yet; ARP would go nowhere */
+	(void)sr_pmd_link_wait(rt->pmd, SR_LINK_WAIT_MS);
 	for (;;) {
 		atomic_store(&r.done, false);
 		while ((rc = sr_pmd_engine_call(rt->pmd, sr_resolve_on_engine,
@@ -67,10 +70,12 @@ static int sr_ibv_resolve(struct sr_ibv_rt *rt, const uint8_t ip[16],
 		/* r lives on this stack: wait for the call whatever happens */
 		while (!atomic_load(&r.done))
 			sr_nap(rt);
-		if (r.rc != -EAGAIN)
+		/* A failed entry is kept a while (pmd/neigh.h); the peer
+		 * may come up later: ask again until the deadline. */
+		if (r.rc != -EAGAIN && r.rc != -EHOSTUNREACH)
 			break;
 		if (sr_now_ns() > deadline)
-			return -ETIMEDOUT;
+			return r.rc == -EAGAIN ? -ETIMEDOUT : r.rc;
 		sr_nap(rt);
 	}
 	if (r.rc == 0)

@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * misuse.c — misuse gives errors, not crashes; plus same-process loopback.
+ *
+ * One process, linked against the drop-in libibverbs, on its own default
+ * link (no peer needed: every check below is decided locally):
+ *   wrong_lkey        a send whose SGE names no MR completes LOC_PROT_ERR
+ *   sge_past_mr       a send whose SGE runs past its MR: LOC_PROT_ERR
+ *   bad_access        ibv_reg_mr(REMOTE_WRITE without LOCAL_WRITE): EINVAL,
+ *                     RELAXED_ORDERING accepted
+ *   full_sq           posting more than max_send_wr: ENOMEM and bad_wr
+ *   cq_overrun        a 1-entry CQ fed 16 completions: IBV_EVENT_CQ_ERR
+ *   dead_peer         RC to a destroyed QP's number: an error completion
+ *   loopback          two RC QPs of one context: a SEND arrives (blocked:
+ *                     runs only with SROCE_VERBS_BLOCKED=1)
+ * Exit 0 when all pass; each check prints one line.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <infiniband/verbs.h>
+
+#define GID_INDEX 1
+#define BUF_LEN 4096
+
+struct env {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+	union ibv_gid gid;
+};
+
+static int failures;
+
+static void report(const char *name, int ok, const char *detail)
+{
+	printf("%s %s%s%s\n", ok ? "ok  " : "FAIL", name, detail ? ": " : "",
+	       detail ? detail : "");
+	if (!ok)
+		failures++;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Poll one completion for up to secs; 1 when got. */
+static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc, double secs)
+{
+	double end = now_s() + secs;
+
+	while (now_s() < end) {
+		int n = ibv_poll_cq(cq, 1, wc);
+
+		if (n < 0)
+			return 0;
+		if (n == 1)
+			return 1;
+	}
+	return 0;
+}
+
+static struct ibv_qp *make_qp(struct env *e, enum ibv_qp_type type,
+			      struct ibv_cq *cq, uint32_t sq)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = type,
+		.cap = { .max_send_wr = sq, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.sq_sig_all = 1,
+	};
+
+	return ibv_create_qp(e->pd, &ia);
+}
+
+static int to_init(struct ibv_qp *qp, enum ibv_qp_type type)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qkey = 0x11111111,
+				 .qp_access_flags = IBV_ACCESS_REMOTE_WRITE };
+
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			     IBV_QP_PORT | (type == IBV_QPT_UD ? IBV_QP_QKEY :
+					    IBV_QP_ACCESS_FLAGS));
+}
+
+/* UD to RTS. */
+static int ud_up(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTR };
+
+	if (to_init(qp, IBV_QPT_UD) || ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		return -1;
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 1;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+}
+
+/* RC to RTS towards our own GID and QP number dqpn. */
+static int rc_up(struct env *e, struct ibv_qp *qp, uint32_t dqpn,
+		 uint8_t timeout, uint8_t retry)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
+		.dest_qp_num = dqpn, .rq_psn = 1, .max_dest_rd_atomic = 1,
+		.min_rnr_timer = 1,
+		.ah_attr = { .is_global = 1, .port_num = 1,
+			     .grh = { .dgid = e->gid, .sgid_index = GID_INDEX,
+				      .hop_limit = 64 } },
+	};
+
+	if (to_init(qp, IBV_QPT_RC) ||
+	    ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return -1;
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 1;
+	a.timeout = timeout;
+	a.retry_cnt = retry;
+	a.rnr_retry = retry;
+	a.max_rd_atomic = 1;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+static int ud_send(struct ibv_qp *qp, struct ibv_ah *ah, uint64_t addr,
+		   uint32_t len, uint32_t lkey, uint64_t id)
+{
+	struct ibv_sge sge = { .addr = addr, .length = len, .lkey = lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = id, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+		.wr.ud = { .ah = ah, .remote_qpn = 0xffffff & 0x123,
+			   .remote_qkey = 0x11111111 },
+	}, *bad;
+
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+static void check_local_errors(struct env *e)
+{
+	struct ibv_cq *cq = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
+	struct ibv_qp *qp = cq ? make_qp(e, IBV_QPT_UD, cq, 16) : NULL;
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1,
+				  .grh = { .dgid = e->gid,
+					   .sgid_index = GID_INDEX,
+					   .hop_limit = 64 } };
+	struct ibv_ah *ah = NULL;
+	struct ibv_wc wc;
+	char msg[96];
+	int rc;
+
+	if (!qp || ud_up(qp) || !(ah = ibv_create_ah(e->pd, &aa))) {
+		report("wrong_lkey", 0, "setup failed");
+		report("sge_past_mr", 0, "setup failed");
+		goto out;
+	}
+	rc = ud_send(qp, ah, (uintptr_t)e->buf, 64, e->mr->lkey ^ 0x5500, 1);
+	if (rc == 0 && poll_one(cq, &wc, 5)) {
+		snprintf(msg, sizeof(msg), "post 0, completion %s",
+			 ibv_wc_status_str(wc.status));
+		report("wrong_lkey", wc.status == IBV_WC_LOC_PROT_ERR, msg);
+	} else {
+		snprintf(msg, sizeof(msg), "post %d (an error at post time is fine)", rc);
+		report("wrong_lkey", rc != 0, msg);
+	}
+	ibv_destroy_qp(qp);
+	qp = make_qp(e, IBV_QPT_UD, cq, 16);
+	if (!qp || ud_up(qp)) {
+		report("sge_past_mr", 0, "setup failed");
+		goto out;
+	}
+	rc = ud_send(qp, ah, (uintptr_t)e->buf + BUF_LEN - 16, 64,
+		     e->mr->lkey, 2);
+	if (rc == 0 && poll_one(cq, &wc, 5)) {
+		snprintf(msg, sizeof(msg), "post 0, completion %s",
+			 ibv_wc_status_str(wc.status));
+		report("sge_past_mr", wc.status == IBV_WC_LOC_PROT_ERR ||
+				      wc.status == IBV_WC_LOC_LEN_ERR, msg);
+	} else {
+		snprintf(msg, sizeof(msg), "post %d", rc);
+		report("sge_past_mr", rc != 0, msg);
+	}
+out:
+	if (ah)
+		ibv_destroy_ah(ah);
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (cq)
+		ibv_destroy_cq(cq);
+}
+
+static void check_bad_access(struct env *e)
+{
+	struct ibv_mr *mr = ibv_reg_mr(e->pd, e->buf, BUF_LEN,
+				       IBV_ACCESS_REMOTE_WRITE);
+	struct ibv_mr *ro;
+	int err = errno;
+
+	report("bad_access", mr == NULL && err == EINVAL,
+	       mr ? "registered" : strerror(err));
+	if (mr)
+		ibv_dereg_mr(mr);
+	ro = ibv_reg_mr(e->pd, e->buf, BUF_LEN, IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_RELAXED_ORDERING);
+	report("relaxed_ordering", ro != NULL, ro ? NULL : strerror(errno));
+	if (ro)
+		ibv_dereg_mr(ro);
+}
+
+static void check_full_sq(struct env *e)
+{
+	struct ibv_cq *cq = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
+	struct ibv_qp *qp = cq ? make_qp(e, IBV_QPT_RC, cq, 4) : NULL;
+	struct ibv_sge sge = { .addr = (uintptr_t)e->buf, .length = 8,
+			       .lkey = e->mr->lkey };
+	struct ibv_send_wr wr[64], *bad = NULL;
+	char msg[96];
+	int rc, i;
+
+	/* A peer QP number nobody has: nothing is ever acknowledged. */
+	if (!qp || rc_up(e, qp, 0xabcde, 20, 7)) {
+		report("full_sq", 0, "setup failed");
+		goto out;
+	}
+	for (i = 0; i < 64; i++)
+		wr[i] = (struct ibv_send_wr){
+			.wr_id = (uint64_t)i, .sg_list = &sge, .num_sge = 1,
+			.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+			.next = i + 1 < 64 ? &wr[i + 1] : NULL,
+		};
+	rc = ibv_post_send(qp, wr, &bad);
+	snprintf(msg, sizeof(msg), "rc %d, bad_wr #%ld", rc,
+		 bad ? (long)(bad - wr) : -1L);
+	report("full_sq", rc == ENOMEM && bad != NULL && bad != wr, msg);
+out:
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (cq)
+		ibv_destroy_cq(cq);
+}
+
+static void check_cq_overrun(struct env *e)
+{
+	struct ibv_cq *cq = ibv_create_cq(e->ctx, 1, NULL, NULL, 0);
+	struct ibv_qp *qp = cq ? make_qp(e, IBV_QPT_UD, cq, 32) : NULL;
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1,
+				  .grh = { .dgid = e->gid,
+					   .sgid_index = GID_INDEX,
+					   .hop_limit = 64 } };
+	struct ibv_ah *ah = NULL;
+	struct ibv_async_event ev;
+	struct pollfd p = { .fd = e->ctx->async_fd, .events = POLLIN };
+	char msg[96];
+	int got = 0;
+
+	if (!qp || ud_up(qp) || !(ah = ibv_create_ah(e->pd, &aa))) {
+		report("cq_overrun", 0, "setup failed");
+		goto out;
+	}
+	for (int i = 0; i < 16; i++)
+		ud_send(qp, ah, (uintptr_t)e->buf, 8, e->mr->lkey, (uint64_t)i);
+	/* progress runs in the background; the event must come (the QP's
+	 * QP_FATAL may come first: the overrun takes its QPs to ERR) */
+	snprintf(msg, sizeof(msg), "no async event");
+	for (double end = now_s() + 5; !got && now_s() < end;) {
+		if (poll(&p, 1, 100) != 1 ||
+		    ibv_get_async_event(e->ctx, &ev) != 0)
+			continue;
+		got = ev.event_type == IBV_EVENT_CQ_ERR &&
+		      ev.element.cq == cq;
+		snprintf(msg, sizeof(msg), "async event %s",
+			 ibv_event_type_str(ev.event_type));
+		ibv_ack_async_event(&ev);
+	}
+	report("cq_overrun", got, msg);
+out:
+	if (ah)
+		ibv_destroy_ah(ah);
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (cq)
+		ibv_destroy_cq(cq);
+}
+
+static void check_dead_peer(struct env *e)
+{
+	struct ibv_cq *cq = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
+	struct ibv_qp *qp = cq ? make_qp(e, IBV_QPT_RC, cq, 4) : NULL;
+	struct ibv_qp *dead = cq ? make_qp(e, IBV_QPT_RC, cq, 4) : NULL;
+	struct ibv_sge sge = { .addr = (uintptr_t)e->buf, .length = 8,
+			       .lkey = e->mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 7, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_wc wc;
+	uint32_t dqpn;
+	char msg[96];
+
+	if (!qp || !dead) {
+		report("dead_peer", 0, "setup failed");
+		goto out;
+	}
+	dqpn = dead->qp_num;
+	ibv_destroy_qp(dead);
+	dead = NULL;
+	/* timeout 4 (65 us) x (1 + 1 retry) */
+	if (rc_up(e, qp, dqpn, 4, 1) || ibv_post_send(qp, &wr, &bad)) {
+		report("dead_peer", 0, "setup or post failed");
+		goto out;
+	}
+	if (poll_one(cq, &wc, 10)) {
+		snprintf(msg, sizeof(msg), "completion %s",
+			 ibv_wc_status_str(wc.status));
+		report("dead_peer", wc.status != IBV_WC_SUCCESS, msg);
+	} else {
+		report("dead_peer", 0, "no completion");
+	}
+out:
+	if (dead)
+		ibv_destroy_qp(dead);
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (cq)
+		ibv_destroy_cq(cq);
+}
+
+static void check_loopback(struct env *e)
+{
+	struct ibv_cq *cq = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
+	struct ibv_qp *a = cq ? make_qp(e, IBV_QPT_RC, cq, 4) : NULL;
+	struct ibv_qp *b = cq ? make_qp(e, IBV_QPT_RC, cq, 4) : NULL;
+	struct ibv_sge ss = { .addr = (uintptr_t)e->buf, .length = 32,
+			      .lkey = e->mr->lkey };
+	struct ibv_sge rs = { .addr = (uintptr_t)e->buf + 1024, .length = 64,
+			      .lkey = e->mr->lkey };
+	struct ibv_recv_wr rwr = { .wr_id = 2, .sg_list = &rs, .num_sge = 1 },
+			   *rbad;
+	struct ibv_send_wr swr = { .wr_id = 1, .sg_list = &ss, .num_sge = 1,
+				   .opcode = IBV_WR_SEND,
+				   .send_flags = IBV_SEND_SIGNALED }, *sbad;
+	struct ibv_wc wc;
+	int recvd = 0, sent = 0;
+
+	if (!getenv("SROCE_VERBS_BLOCKED")) {
+		printf("skip loopback: blocked, the transport does not loop "
+		       "frames to its own MAC back (SROCE_VERBS_BLOCKED=1 runs it)\n");
+		goto out;
+	}
+	if (!a || !b || rc_up(e, a, b->qp_num, 14, 7) ||
+	    rc_up(e, b, a->qp_num, 14, 7) ||
+	    ibv_post_recv(b, &rwr, &rbad)) {
+		report("loopback", 0, "setup failed");
+		goto out;
+	}
+	snprintf((char *)e->buf, 32, "same-process loopback, one ctx");
+	if (ibv_post_send(a, &swr, &sbad)) {
+		report("loopback", 0, "post failed");
+		goto out;
+	}
+	while ((!recvd || !sent) && poll_one(cq, &wc, 5)) {
+		if (wc.status != IBV_WC_SUCCESS)
+			break;
+		recvd |= wc.wr_id == 2;
+		sent |= wc.wr_id == 1;
+	}
+	report("loopback", recvd && sent &&
+			   memcmp(e->buf + 1024, e->buf, 32) == 0,
+	       recvd ? NULL : "the SEND did not arrive");
+out:
+	if (a)
+		ibv_destroy_qp(a);
+	if (b)
+		ibv_destroy_qp(b);
+	if (cq)
+		ibv_destroy_cq(cq);
+}
+
+int main(void)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct env e = { 0 };
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (!list || !list[0] || !(e.ctx = ibv_open_device(list[0]))) {
+		printf("FAIL open device\n");
+		return 1;
+	}
+	e.buf = aligned_alloc(4096, BUF_LEN);
+	e.pd = ibv_alloc_pd(e.ctx);
+	e.mr = e.pd ? ibv_reg_mr(e.pd, e.buf, BUF_LEN,
+				 IBV_ACCESS_LOCAL_WRITE |
+				 IBV_ACCESS_REMOTE_WRITE) : NULL;
+	if (!e.mr || ibv_query_gid(e.ctx, 1, GID_INDEX, &e.gid)) {
+		printf("FAIL setup\n");
+		return 1;
+	}
+	check_bad_access(&e);
+	check_local_errors(&e);
+	check_full_sq(&e);
+	check_cq_overrun(&e);
+	check_dead_peer(&e);
+	check_loopback(&e);
+	ibv_dereg_mr(e.mr);
+	ibv_dealloc_pd(e.pd);
+	ibv_close_device(e.ctx);
+	ibv_free_device_list(list);
+	free(e.buf);
+	printf("%s\n", failures ? "FAILED" : "all ok");
+	return failures ? 1 : 0;
+}

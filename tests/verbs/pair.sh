@@ -1,0 +1,83 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# pair.sh SHIM_DIR KIND PROGRAM ARGS...
+#
+# KIND may end in "-blocked": a case that fails because of a known bug
+# below the shim (see verbs-shim/README.md, "Known failures"); it is
+# skipped unless SROCE_VERBS_BLOCKED=1.
+#
+# One of Debian's own, unmodified RDMA programs, server and client, as two
+# processes on this machine, with the drop-in libibverbs: the default link
+# (net_memif, sockets in a private folder, no hugepages), node 0 the
+# server, node 1 the client; TCP exchange over 127.0.0.1.  KIND says what
+# a good run prints:
+#   pingpong   "<n> iters in <t> seconds" on both sides (ibv_*_pingpong)
+#   perftest   a "#bytes" table with at least one row of numbers (the
+#              client; some servers print nothing)
+# Both must exit 0.
+set -u
+dir=$1
+kind=$2
+prog=$3
+shift 3
+command -v "$prog" >/dev/null || { echo "SKIP: no $prog"; exit 77; }
+case $kind in
+*-blocked)
+	kind=${kind%-blocked}
+	if [ "${SROCE_VERBS_BLOCKED:-0}" != 1 ]; then
+		echo "SKIP: blocked by a lib/ or pmd/ bug (SROCE_VERBS_BLOCKED=1 runs it)"
+		exit 77
+	fi ;;
+esac
+
+tmp=$(mktemp -d /tmp/sroce-verbs-pair.XXXXXX)
+pids=""
+cleanup() {
+	for p in $pids; do
+		kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+export LD_LIBRARY_PATH=$dir SROCE_RUN_DIR=$tmp
+unset SROCE_CONFIG
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+limit=${SROCE_PAIR_TIMEOUT:-100}
+
+SROCE_NODE=0 timeout "$limit" "$prog" "$@" -p "$port" > "$tmp/server.log" 2>&1 &
+spid=$!
+pids=$spid
+# the client retries its TCP connect, but give the server its listen first
+sleep 0.5
+SROCE_NODE=1 timeout "$limit" "$prog" "$@" -p "$port" 127.0.0.1 > "$tmp/client.log" 2>&1
+crc=$?
+wait $spid
+src=$?
+pids=""
+
+show() {
+	for f in server client; do
+		echo "--- $f"
+		grep -v "mp action callback\|memif_connect_client" "$tmp/$f.log"
+	done
+}
+if [ $src -ne 0 ] || [ $crc -ne 0 ]; then
+	show
+	echo "FAIL: $prog $*: server exit $src, client exit $crc"
+	exit 1
+fi
+case $kind in
+pingpong)
+	for f in server client; do
+		grep -q "iters in .* seconds" "$tmp/$f.log" ||
+			{ show; echo "FAIL: $f printed no result"; exit 1; }
+	done ;;
+perftest)
+	grep -q "#bytes" "$tmp/client.log" &&
+	grep -Eq "^ *[0-9]+ +[0-9]+ +[0-9.]+" "$tmp/client.log" ||
+		{ show; echo "FAIL: the client printed no numbers"; exit 1; } ;;
+esac
+grep -E "iters in|^ *[0-9]+ +[0-9]+ +[0-9.]+" "$tmp/client.log" | tail -3
+echo "ok: $prog $*"
