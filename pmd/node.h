@@ -38,7 +38,13 @@ struct sr_node;
 struct sr_node_params {
 	sr_async_fn async_cb;                /* NULL: events are dropped */
 	void *async_ctx;
-	const struct sr_dev_limits *limits;  /* NULL: lib/mr's defaults */
+	/*
+	 * The MR engine: NULL, the node makes its own (with limits, NULL:
+	 * lib/mr's defaults) and destroys it; else the caller's, borrowed
+	 * (registrations made before the port came up stay valid).
+	 */
+	struct sr_mr_dev *mr;
+	const struct sr_dev_limits *limits;
 	unsigned int poll_budget;            /* packets per round, 0: 64 */
 };
 
@@ -66,7 +72,7 @@ int sr_node_create(const struct sr_pmd_config *cfg, int lock_fd,
 /*
  * Stop the engine, publish the counters a last time and close everything.
  * Accepts NULL (0).  -EBUSY, closing nothing, while QPs, CQs or SRQs of
- * the transport or PDs/MRs/MWs of the MR engine remain.
+ * the transport or (of a node's own MR engine) PDs/MRs/MWs remain.
  */
 int sr_node_close(struct sr_node *node);
 
@@ -117,6 +123,15 @@ int sr_node_sgid_index(const struct sr_node *node, const uint8_t dgid[16]);
 /* Our GID at index.  0 or -EINVAL (past the table or a hole). */
 int sr_node_gid(const struct sr_node *node, unsigned int index,
 		uint8_t gid[16]);
+
+/*
+ * The MAC of a peer's IP (16 bytes, IPv4 as ::ffff:a.b.c.d) by ARP / ND,
+ * run on the progress thread while this thread progresses (inline) or
+ * waits.  0; -EHOSTUNREACH the peer did not answer its retries;
+ * -ETIMEDOUT after timeout_ms.
+ */
+int sr_node_resolve(struct sr_node *node, const uint8_t ip[16], uint8_t mac[6],
+		    uint32_t timeout_ms);
 
 /*
  * Fill an address vector for a peer's GID: source GID index as
