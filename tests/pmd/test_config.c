@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* test_config.c — the configuration parser, defaults and path MTU. */
+/* test_config.c — the configuration parser, defaults, path MTU, memif bsize. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,6 +228,47 @@ START_TEST(test_path_mtu)
 }
 END_TEST
 
+/* memif carries a frame in one buffer: bsize follows the MTU (table). */
+START_TEST(test_memif_bsize)
+{
+	static const struct {
+		const char *port;
+		uint32_t mtu;
+		const char *want;   /* the port string afterwards */
+	} t[] = {
+		{ "net_memif0,role=server", 9000, "net_memif0,role=server,bsize=9216" },
+		{ "net_memif0,role=client", 1500, "net_memif0,role=client" },
+		{ "net_memif0,role=client", 0, "net_memif0,role=client" },
+		{ "net_memif0,role=client", 4000, "net_memif0,role=client,bsize=4096" },
+		{ "net_memif0,bsize=4096", 9000, "net_memif0,bsize=4096" },
+		{ "net_ring0", 9000, "net_ring0" },
+		{ "net_af_packet0,iface=x", 9000, "net_af_packet0,iface=x" },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		snprintf(cfg.port, sizeof(cfg.port), "%s", t[i].port);
+		cfg.mtu = t[i].mtu;
+		ck_assert_int_eq(sr_pmd_config_memif_bsize(&cfg, err, sizeof(err)), 0);
+		ck_assert_str_eq(cfg.port, t[i].want);
+	}
+	/* The default link gets it through sr_pmd_config_load(). */
+	unsetenv("SROCE_CONFIG");
+	setenv("SROCE_NODE", "0", 1);
+	setenv("SROCE_RUN_DIR", "/tmp", 1);
+	int lock = -1;
+
+	ck_assert_int_eq(sr_pmd_config_load(&cfg, &lock, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(strstr(cfg.port, ",bsize=9216"));
+	/* A port string with no room left is an error, not a truncation. */
+	memset(cfg.port, 'x', sizeof(cfg.port) - 1);
+	memcpy(cfg.port, "net_memif0,", 11);
+	cfg.port[sizeof(cfg.port) - 1] = '\0';
+	cfg.mtu = 9000;
+	ck_assert_int_eq(sr_pmd_config_memif_bsize(&cfg, err, sizeof(err)), -EINVAL);
+	ck_assert_uint_eq(strlen(cfg.port), sizeof(cfg.port) - 1);
+}
+END_TEST
+
 static Suite *config_suite(void)
 {
 	Suite *s = suite_create("pmd/config");
@@ -243,6 +284,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_claim_node);
 	tcase_add_test(tc, test_load_env);
 	tcase_add_test(tc, test_path_mtu);
+	tcase_add_test(tc, test_memif_bsize);
 	suite_add_tcase(s, tc);
 	return s;
 }

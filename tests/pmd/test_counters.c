@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "core/counters.h"
 #include "counters.h"
+#include "wire/parse.h"
 #include "sr_check.h"
 
 START_TEST(test_names_unique)
@@ -48,6 +50,13 @@ START_TEST(test_shm_file)
 	ck_assert_uint_eq(sr_stats_qp_in_use(r), 1);
 	ck_assert_uint_eq(r->qp[0].qpn, 17);
 	ck_assert_uint_eq(r->qp[0].c[SR_QP_CTR_TIMEOUTS], 2);
+	/* The transport's block: as many as lib has, set by copy. */
+	ck_assert_uint_eq(r->n_xport_counters, SR_CNT_MAX);
+	ck_assert_uint_eq(r->n_parse_counters, SR_PARSE_MAX);
+	sr_stats_set(&q->xport[SR_CNT_RETRY], 9);
+	sr_stats_set(&w->xport[SR_CNT_TIMEOUT], 4);
+	ck_assert_uint_eq(r->qp[0].xport[SR_CNT_RETRY], 9);
+	ck_assert_uint_eq(r->xport[SR_CNT_TIMEOUT], 4);
 	sr_stats_qp_put(q);
 	ck_assert_uint_eq(sr_stats_qp_in_use(w), 0);
 
