@@ -86,6 +86,7 @@ struct sr_ndk_listener {
 
 struct sr_ndk_cm {
 	int efd;
+	pthread_mutex_t lock;   /* recursive: input processing vs. closes */
 	struct sr_ndk_conn *conns;
 	struct sr_ndk_listener *listeners;
 };
@@ -95,11 +96,17 @@ int sr_ndk_cm_init(struct sr_ndk_adapter *a)
 	a->cm = calloc(1, sizeof(*a->cm));
 	if (a->cm == NULL)
 		return -ENOMEM;
+	pthread_mutexattr_t attr;
+
 	a->cm->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (a->cm->efd < 0) {
 		free(a->cm);
 		return -errno;
 	}
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&a->cm->lock, &attr);
+	pthread_mutexattr_destroy(&attr);
 	return 0;
 }
 
@@ -108,6 +115,7 @@ void sr_ndk_cm_fini(struct sr_ndk_adapter *a)
 	if (a->cm == NULL)
 		return;
 	close(a->cm->efd);
+	pthread_mutex_destroy(&a->cm->lock);
 	free(a->cm);
 	a->cm = NULL;
 }
@@ -551,6 +559,7 @@ static NTSTATUS sr_ndk_conn_close_(NDK_OBJECT_HEADER *o)
 	struct sr_ndk_conn *c = (struct sr_ndk_conn *)o;
 	struct sr_ndk_adapter *a = c->a;
 
+	pthread_mutex_lock(&a->cm->lock);
 	pthread_mutex_lock(&a->lock);
 	for (struct sr_ndk_conn **pp = &a->cm->conns; *pp; pp = &(*pp)->next) {
 		if (*pp == c) {
@@ -566,6 +575,7 @@ static NTSTATUS sr_ndk_conn_close_(NDK_OBJECT_HEADER *o)
 	if (c->fd >= 0)
 		close(c->fd);
 	free(c);
+	pthread_mutex_unlock(&a->cm->lock);
 	atomic_fetch_sub(&a->objects, 1);
 	return STATUS_SUCCESS;
 }
@@ -694,6 +704,7 @@ static NTSTATUS sr_ndk_listener_close_(NDK_OBJECT_HEADER *o)
 	struct sr_ndk_listener *l = (struct sr_ndk_listener *)o;
 	struct sr_ndk_adapter *a = l->a;
 
+	pthread_mutex_lock(&a->cm->lock);
 	pthread_mutex_lock(&a->lock);
 	for (struct sr_ndk_listener **pp = &a->cm->listeners; *pp; pp = &(*pp)->next) {
 		if (*pp == l) {
@@ -710,6 +721,7 @@ static NTSTATUS sr_ndk_listener_close_(NDK_OBJECT_HEADER *o)
 		unlink(l->path);
 	}
 	free(l);
+	pthread_mutex_unlock(&a->cm->lock);
 	atomic_fetch_sub(&a->objects, 1);
 	return STATUS_SUCCESS;
 }
@@ -795,6 +807,23 @@ static void sr_ndk_conn_input(struct sr_ndk_conn *c)
 	}
 }
 
+/* Is the object still open, on that socket?  (cm->lock held) */
+static bool sr_ndk_cm_alive(struct sr_ndk_adapter *a, void *who, bool listener, int fd)
+{
+	bool alive = false;
+
+	pthread_mutex_lock(&a->lock);
+	if (listener) {
+		for (struct sr_ndk_listener *l = a->cm->listeners; l && !alive; l = l->next)
+			alive = (void *)l == who && l->fd == fd && !l->paused;
+	} else {
+		for (struct sr_ndk_conn *c = a->cm->conns; c && !alive; c = c->next)
+			alive = (void *)c == who && c->fd == fd && c->state != SR_CONN_CLOSED;
+	}
+	pthread_mutex_unlock(&a->lock);
+	return alive;
+}
+
 int sr_ndk_cm_poll(struct sr_ndk_adapter *a, int timeout_ms)
 {
 	struct pollfd pfd[SR_NDK_CM_MAXFD];
@@ -832,8 +861,10 @@ int sr_ndk_cm_poll(struct sr_ndk_adapter *a, int timeout_ms)
 			/* nothing to drain */
 		}
 	}
+	pthread_mutex_lock(&a->cm->lock);
 	for (unsigned int i = 1; i < n; i++) {
-		if (!pfd[i].revents)
+		if (!pfd[i].revents || (pfd[i].revents & POLLNVAL) ||
+		    !sr_ndk_cm_alive(a, who[i], is_listener[i], pfd[i].fd))
 			continue;
 		done++;
 		if (is_listener[i]) {
@@ -857,5 +888,6 @@ int sr_ndk_cm_poll(struct sr_ndk_adapter *a, int timeout_ms)
 			sr_ndk_conn_input(who[i]);
 		}
 	}
+	pthread_mutex_unlock(&a->cm->lock);
 	return done;
 }
