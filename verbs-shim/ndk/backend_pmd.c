@@ -25,11 +25,14 @@ static int sr_ndk_pmd_progress(void *ctx)
 static int sr_ndk_pmd_qp_connect(void *ctx, struct sr_qp *qp, uint32_t sq_psn,
 				 const struct sr_ndk_peer *peer)
 {
+	struct sr_node *node = ((struct sr_ndk_pmd *)ctx)->node;
 	struct sr_node_peer p = { .qpn = peer->qpn, .psn = peer->psn };
+	int rc = sr_node_link_wait(node, 15000);   /* memif: the peer's process */
 
+	if (rc)
+		return rc;
 	memcpy(p.gid, peer->gid, 16);
-	return sr_node_qp_connect(((struct sr_ndk_pmd *)ctx)->node, qp, sq_psn, &p, NULL,
-				  5000);
+	return sr_node_qp_connect(node, qp, sq_psn, &p, NULL, 5000);
 }
 
 static void sr_ndk_sa_to_gid(const struct sockaddr *sa, uint8_t gid[16])
