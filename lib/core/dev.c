@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/dev_priv.h"
 #include "qp/qp_priv.h"
 #include "transport/transport.h"
@@ -21,7 +22,7 @@ struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg)
 	    cfg->link_ops->tx_abort == NULL || cfg->link_ops->now_ns == NULL ||
 	    cfg->gid_count == 0 || cfg->gid_count > SR_GID_TABLE_LEN)
 		return NULL;
-	dev = calloc(1, sizeof(*dev));
+	dev = sr_zalloc(sizeof(*dev));
 	if (dev == NULL)
 		return NULL;
 	if (pthread_mutex_init(&dev->lock, NULL) != 0) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "qp/qp_priv.h"
 
 #define SR_CQ_MAX_CQE (1u << 22)
@@ -17,7 +18,7 @@ struct sr_cq *sr_cq_create(struct sr_dev *dev, uint32_t cqe,
 
 	if (dev == NULL || cqe == 0 || cqe > SR_CQ_MAX_CQE)
 		return NULL;
-	cq = calloc(1, sizeof(*cq));
+	cq = sr_zalloc(sizeof(*cq));
 	if (cq == NULL)
 		return NULL;
 	if (sr_ring_init(&cq->ring, cqe, sizeof(struct sr_wc)) != 0) {
@@ -50,6 +51,11 @@ int sr_cq_destroy(struct sr_cq *cq)
 	sr_ring_fini(&cq->ring);
 	free(cq);
 	return 0;
+}
+
+void *sr_cq_context(const struct sr_cq *cq)
+{
+	return cq->notify_ctx;
 }
 
 void sr_cq_push(struct sr_cq *cq, const struct sr_wc *wc, bool solicited)

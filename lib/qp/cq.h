@@ -41,6 +41,8 @@ int sr_cq_poll(struct sr_cq *cq, int n, struct sr_wc *wc);
 int sr_cq_req_notify(struct sr_cq *cq, bool solicited_only);
 
 bool sr_cq_overflowed(const struct sr_cq *cq);
+/* The notify_ctx given at creation: the way back to a wrapper object. */
+void *sr_cq_context(const struct sr_cq *cq);
 uint32_t sr_cq_depth(const struct sr_cq *cq);
 
 #endif /* SR_QP_CQ_H */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "mr/mr.h"
 #include "qp/qp_priv.h"
 #include "transport/transport.h"
@@ -182,7 +183,7 @@ struct sr_qp *sr_qp_create(struct sr_dev *dev, struct sr_qp_init_attr *init)
 		cap->max_recv_sge = 1;
 	cap->max_inline_data = (cap->max_inline_data + 7u) & ~7u;
 
-	qp = calloc(1, sizeof(*qp));
+	qp = sr_zalloc(sizeof(*qp));
 	if (qp == NULL)
 		return NULL;
 	qp->dev = dev;
@@ -264,6 +265,13 @@ int sr_qp_destroy(struct sr_qp *qp)
 		return 0;
 	dev = qp->dev;
 	pthread_mutex_lock(&dev->lock);
+	/*
+	 * The last message's ACK may still be coalescing: send it, or a peer
+	 * whose consumer destroys its QP right after the last receive
+	 * completion would retry into an error.
+	 */
+	if (qp->type == SR_QPT_RC)
+		sr_resp_flush_owed_ack(qp);
 	dev->qps[qp->qpn - SR_QPN_BASE] = NULL;
 	dev->nqp--;
 	qp->scq->users--;

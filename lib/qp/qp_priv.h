@@ -49,6 +49,7 @@ struct sr_srq {
 	uint32_t max_sge;
 	_Atomic uint32_t limit;       /* 0: not armed */
 	unsigned int users;
+	void *ctx;                    /* the consumer's, sr_srq_set_context */
 };
 
 /* Progress of a send WQE. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "mr/mr.h"
 #include "qp/qp_priv.h"
 
@@ -18,7 +19,7 @@ struct sr_srq *sr_srq_create(struct sr_dev *dev, struct sr_pd *pd,
 	    attr->max_wr > SR_QP_MAX_WR || attr->max_sge == 0 ||
 	    attr->max_sge > SR_QP_MAX_SGE || attr->srq_limit > attr->max_wr)
 		return NULL;
-	srq = calloc(1, sizeof(*srq));
+	srq = sr_zalloc(sizeof(*srq));
 	if (srq == NULL)
 		return NULL;
 	if (sr_ring_init(&srq->ring, attr->max_wr,
@@ -138,4 +139,14 @@ bool sr_qp_take_recv(struct sr_qp *qp, struct sr_recv_wqe *out)
 		}
 	}
 	return true;
+}
+
+void sr_srq_set_context(struct sr_srq *srq, void *ctx)
+{
+	srq->ctx = ctx;
+}
+
+void *sr_srq_context(const struct sr_srq *srq)
+{
+	return srq->ctx;
 }

@@ -37,6 +37,9 @@ int sr_srq_destroy(struct sr_srq *srq);
 int sr_srq_modify(struct sr_srq *srq, const struct sr_srq_attr *attr,
 		  unsigned int mask);
 int sr_srq_query(struct sr_srq *srq, struct sr_srq_attr *attr);
+/* A consumer pointer kept with the SRQ: the way back to a wrapper object. */
+void sr_srq_set_context(struct sr_srq *srq, void *ctx);
+void *sr_srq_context(const struct sr_srq *srq);
 /* 0, -ENOMEM (full), -EINVAL (too many SGEs); *bad names the first not posted. */
 int sr_srq_post_recv(struct sr_srq *srq, const struct sr_recv_wr *wr,
 		     const struct sr_recv_wr **bad);

@@ -96,12 +96,15 @@ static unsigned int sr_comp_reap(struct sr_qp *qp)
 
 	while (qp->comp.idx != prod) {
 		struct sr_send_wqe *w = sr_sq_wqe(qp, qp->comp.idx);
+		bool signal;
+		struct sr_wc wc;
 
 		if (w->state != SR_WQE_DONE)
 			break;
-		if (w->status != SR_WC_SUCCESS || qp->sq_sig_all ||
-		    (w->wr.send_flags & SR_SEND_SIGNALED)) {
-			struct sr_wc wc = {
+		signal = w->status != SR_WC_SUCCESS || qp->sq_sig_all ||
+			 (w->wr.send_flags & SR_SEND_SIGNALED);
+		if (signal) {
+			wc = (struct sr_wc){
 				.wr_id = w->wr.wr_id,
 				.status = (enum sr_wc_status)w->status,
 				.opcode = sr_wc_op_of[w->wr.opcode],
@@ -115,13 +118,18 @@ static unsigned int sr_comp_reap(struct sr_qp *qp)
 			    (w->wr.opcode == SR_WR_ATOMIC_CMP_AND_SWP ||
 			     w->wr.opcode == SR_WR_ATOMIC_FETCH_AND_ADD))
 				wc.byte_len = 8;
-			sr_cq_push(qp->scq, &wc, w->status != SR_WC_SUCCESS);
 		}
 		if (w->counted && qp->req.rd_atomic > 0)
 			qp->req.rd_atomic--;
 		w->counted = 0;
 		qp->comp.idx++;
+		/*
+		 * Free the slot before the completion is visible: a consumer
+		 * that reposts as soon as it polls must find room.
+		 */
 		sr_ring_release(&qp->sq, qp->comp.idx);
+		if (signal)
+			sr_cq_push(qp->scq, &wc, wc.status != SR_WC_SUCCESS);
 		n++;
 	}
 	if (n)

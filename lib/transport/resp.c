@@ -764,6 +764,11 @@ void sr_resp_rx(struct sr_qp *qp, const struct sr_pkt *pkt)
 	}
 }
 
+void sr_resp_flush_owed_ack(struct sr_qp *qp)
+{
+	sr_resp_flush_ack(qp);
+}
+
 unsigned int sr_resp_run(struct sr_qp *qp, unsigned int budget)
 {
 	unsigned int n = 0;

@@ -40,6 +40,8 @@ void sr_req_rewind(struct sr_qp *qp);
 void sr_resp_rx(struct sr_qp *qp, const struct sr_pkt *pkt);
 /* Responder: pending READ responses and the coalesced ACK. */
 unsigned int sr_resp_run(struct sr_qp *qp, unsigned int budget);
+/* Send a coalesced ACK that is still owed (destroy calls it). */
+void sr_resp_flush_owed_ack(struct sr_qp *qp);
 /* Responder: resources for max_dest_rd_atomic (slow path). 0 / -ENOMEM. */
 int sr_resp_res_alloc(struct sr_qp *qp, uint32_t n);
 void sr_resp_reset(struct sr_qp *qp);

@@ -91,7 +91,7 @@ static void h_node_init(struct h_pair *p, int i)
 			       SR_ACCESS_REMOTE_WRITE | SR_ACCESS_REMOTE_ATOMIC |
 			       SR_ACCESS_MW_BIND);
 	ck_assert_ptr_nonnull(n->mr);
-	n->scq = sr_cq_create(n->dev, o->cqe, NULL, NULL);
+	n->scq = sr_cq_create(n->dev, o->cqe, o->scq_notify, n);
 	n->rcq = sr_cq_create(n->dev, o->cqe, o->rcq_notify, n);
 	ck_assert_ptr_nonnull(n->scq);
 	ck_assert_ptr_nonnull(n->rcq);

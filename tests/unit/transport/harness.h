@@ -30,6 +30,7 @@ struct h_opts {
 	uint32_t access;         /* QP access flags (0: all remote) */
 	uint32_t max_inline;
 	sr_cq_notify_fn rcq_notify;  /* notify callback of the recv CQs */
+	sr_cq_notify_fn scq_notify;  /* notify callback of the send CQs */
 	struct sim_cfg sim;
 };
 
