@@ -19,7 +19,6 @@
 #include "shim.h"
 
 #define SR_POST_CHUNK 16
-#define SR_FULL_RETRY_NS 5000000L
 
 static_assert(sizeof(struct ibv_sge) == sizeof(struct sr_sge), "sge size");
 static_assert(offsetof(struct ibv_sge, addr) == offsetof(struct sr_sge, addr),
@@ -126,36 +125,6 @@ static void sr_ibv_send_wr_ud(const struct ibv_send_wr *in,
 	o->wr.ud.remote_qkey = in->wr.ud.remote_qkey;
 }
 
-/*
- * WORKAROUND until lib/'s completer frees a send-queue slot before it
- * publishes the completion (comp.c pushes the CQE, then releases the
- * slot): a consumer that reposts as soon as it polls a send completion —
- * ibv_rc_pingpong with a one-entry send queue, woken by a completion
- * event while the helper thread is between the two — finds the queue
- * "full".  A full queue is retried for up to 5 ms while the engine
- * runs; a queue that stays full still fails with ENOMEM.
- */
-static int sr_ibv_qp_post(struct sr_ibv_qp *w, struct sr_send_wr *wr,
-			  const struct sr_send_wr **bad)
-{
-	int rc = sr_qp_post_send(w->qp, wr, bad);
-	struct timespec t0, t;
-
-	if (rc != -ENOMEM)
-		return rc;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-		sr_ibv_progress(w->rt);
-		sched_yield();          /* let a preempted engine finish */
-		wr = (struct sr_send_wr *)(uintptr_t)*bad;
-		rc = sr_qp_post_send(w->qp, wr, bad);
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while (rc == -ENOMEM &&
-		 (t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) <
-			 SR_FULL_RETRY_NS);
-	return rc;
-}
-
 int sr_ibv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		     struct ibv_send_wr **bad)
 {
@@ -194,7 +163,7 @@ int sr_ibv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			break;
 		buf[n - 1].next = NULL;
 		{
-			int prc = sr_ibv_qp_post(w, buf, &sbad);
+			int prc = sr_qp_post_send(w->qp, buf, &sbad);
 
 			if (prc) {
 				*bad = src[sbad ? sbad - buf : 0];

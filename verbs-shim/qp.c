@@ -38,8 +38,6 @@
 	 IBV_QP_EX_WITH_ATOMIC_WRITE | SR_IBV_QP_EX_FLUSH)
 
 /* Destroy: engine rounds given to pending ACKs first (see below). */
-#define SR_DRAIN_ROUNDS  10
-#define SR_DRAIN_NAP_NS  100000
 
 #define SR_IBV_QP_INIT_MASK \
 	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
@@ -319,26 +317,6 @@ int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
 	return 0;
 }
 
-/*
- * WORKAROUND until lib/ sends a coalesced ACK before the receive
- * completion it acknowledges is visible (or on destroy): a consumer that
- * destroys its QP right after its last receive completion — woken by a
- * completion event while the helper thread still runs the engine round —
- * would take the ACK with it, and its peer's last send would end in
- * RETRY_EXC_ERR.  Give the engine a round or two first.
- */
-static void sr_ibv_qp_drain_acks(struct sr_ibv_qp *w)
-{
-	const struct timespec nap = { .tv_nsec = SR_DRAIN_NAP_NS };
-
-	if (w->qp == NULL || sr_qp_state(w->qp) == SR_QPS_RESET)
-		return;
-	for (int i = 0; i < SR_DRAIN_ROUNDS; i++) {
-		sr_ibv_progress(w->rt);
-		nanosleep(&nap, NULL);
-	}
-}
-
 int ibv_destroy_qp(struct ibv_qp *qp)
 {
 	struct sr_ibv_qp *w;
@@ -347,7 +325,6 @@ int ibv_destroy_qp(struct ibv_qp *qp)
 	if (qp == NULL)
 		return EINVAL;
 	w = sr_qp_of(qp);
-	sr_ibv_qp_drain_acks(w);
 	rc = sr_qp_destroy(w->qp);
 	if (rc)
 		return sr_ibv_err(rc);
