@@ -272,8 +272,38 @@ int sr_port_setup(struct sr_pmd_dev *dev, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * net_memif (DPDK 22.11) frees its shared regions from two threads without
+ * a lock: its control thread when the peer leaves, and rte_eth_dev_close().
+ * When both happen at once a region is freed twice ("EAL: Error: Invalid
+ * memory").  So a memif server lets a connected client leave first (up to
+ * SR_PORT_MEMIF_LEAVE_NS), and any memif port whose link just went down
+ * lets the control thread finish before closing.  A client closes at once:
+ * the usual order is client first.
+ */
+#define SR_PORT_MEMIF_LEAVE_NS  (200ull * 1000 * 1000)
+#define SR_PORT_MEMIF_SETTLE_NS (20ull * 1000 * 1000)
+
+static void sr_port_memif_quiesce(struct sr_pmd_dev *dev)
+{
+	const struct timespec tick = { .tv_nsec = 1000000 };
+	const struct timespec settle = { .tv_nsec = SR_PORT_MEMIF_SETTLE_NS };
+	uint64_t end = sr_dev_now_ns(dev) + SR_PORT_MEMIF_LEAVE_NS;
+	bool was_up = sr_port_link_up(dev);
+
+	if (!dev->memif)
+		return;
+	while (was_up && !dev->memif_client && sr_port_link_up(dev) &&
+	       sr_dev_now_ns(dev) < end)
+		nanosleep(&tick, NULL);
+	if (!sr_port_link_up(dev))
+		nanosleep(&settle, NULL);
+}
+
 void sr_port_teardown(struct sr_pmd_dev *dev)
 {
+	if (dev->port_started)
+		sr_port_memif_quiesce(dev);
 	if (dev->port_started) {
 		rte_eth_dev_stop(dev->port_id);
 		dev->port_started = false;
