@@ -123,12 +123,7 @@ int sr_node_qp_connect(struct sr_node *node, struct sr_qp *qp,
 
 	if (conn == NULL)
 		conn = &defaults;
-	/*
-	 * The init attributes alone: lib's struct copy of the QP attributes
-	 * faults on a QP that calloc under-aligned (see the test
-	 * xport_bug_qp_misaligned).
-	 */
-	rc = sr_qp_query(qp, NULL, &init);
+	rc = sr_qp_query(qp, NULL, &init);      /* the QP type */
 	if (rc)
 		return rc;
 	rc_qp = init.qp_type == SR_QPT_RC;

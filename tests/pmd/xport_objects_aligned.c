@@ -1,21 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * xport_bug_qp_misaligned — a KNOWN TRANSPORT BUG, registered with
- * should_fail until lib/ fixes it (then meson reports an unexpected pass:
- * drop should_fail).
+ * xport_objects_aligned — regression test of a transport bug found on the
+ * real link (fixed in lib/ by "Transport: aligned objects").
  *
  * struct sr_ring (lib/qp/ring.h) has _Alignas(64) members, so struct
  * sr_qp, sr_cq and sr_srq need 64-byte alignment; sr_qp_create(),
- * sr_cq_create() and sr_srq_create() allocate them with calloc(), which
- * gives 16.  gcc -O2 -march=native then copies 32-byte fields with aligned
+ * sr_cq_create() and sr_srq_create() allocated them with calloc(), which
+ * gives 16.  gcc -O2 -march=native copies 32-byte fields with aligned
  * vector moves: sr_qp_query(qp, &attr, NULL) ("*attr = qp->attr",
- * vmovdqa 0x40(%rbx)) dies with SIGSEGV on a QP at ...b0.  Found by
- * rdma_peer over memif.  Fix: aligned_alloc(_Alignof(*obj), size) +
- * memset (or drop the _Alignas and pad by hand).
+ * vmovdqa 0x40(%rbx)) died with SIGSEGV on a QP at ...b0 (rdma_peer over
+ * memif, the node's connect helper).
  *
  * This program makes 32 of each object and exits 1 when any is not
- * aligned for its type (it does not call sr_qp_query: a crash would make
- * the expected failure depend on the address).
+ * aligned for its type, then queries each QP.
  */
 #include <stdalign.h>
 #include <stdint.h>
@@ -88,6 +85,12 @@ int main(void)
 	printf("alignment needed: qp %zu cq %zu srq %zu; misaligned of %d: qp %u cq %u srq %u\n",
 	       alignof(struct sr_qp), alignof(struct sr_cq),
 	       alignof(struct sr_srq), N, bad_qp, bad_cq, bad_srq);
+	for (int i = 0; i < N && !bad_qp; i++) {
+		struct sr_qp_attr attr;
+
+		if (sr_qp_query(qp[i], &attr, NULL) || attr.qp_state != SR_QPS_RESET)
+			bad_qp++;
+	}
 	for (int i = 0; i < N; i++) {
 		sr_qp_destroy(qp[i]);
 		sr_srq_destroy(srq[i]);
