@@ -14,7 +14,10 @@
  * also carries the QP numbers, PSNs, GIDs, addresses and keys.
  *
  *   rdma_peer server|client --tcp PORT [--rounds N] [--timeout-ms T]
- *                           [--rc-timeout CODE]
+ *                           [--rc-timeout CODE] [--pause FILE]
+ *
+ * --pause (client): half way, create FILE.ready and wait (progressing)
+ * until FILE exists, so a test can read the live counters mid-run.
  *
  * The device comes from the environment (SROCE_CONFIG / SROCE_NODE).
  * Exit 0 when every round passed; prints one summary line and the
@@ -80,6 +83,7 @@ struct rp {
 	bool server;
 	uint32_t rounds, timeout_ms;
 	uint8_t rc_timeout;
+	const char *pause;
 	int sock;
 	struct sr_node *node;
 	struct sr_pd *pd;
@@ -559,6 +563,22 @@ static int rp_client_round(struct rp *rp, uint32_t r)
 	return 0;
 }
 
+/* Tell the test we are half way and wait until it has looked. */
+static void rp_pause(struct rp *rp)
+{
+	uint64_t end = sr_node_now_ns(rp->node) + (uint64_t)rp->timeout_ms * 1000000;
+	char ready[512];
+	FILE *f;
+
+	snprintf(ready, sizeof(ready), "%s.ready", rp->pause);
+	f = fopen(ready, "w");
+	if (f)
+		fclose(f);
+	while (access(rp->pause, F_OK) != 0 && sr_node_now_ns(rp->node) < end)
+		for (int i = 0; i < 1000; i++)
+			sr_node_progress(rp->node);
+}
+
 static int rp_client(struct rp *rp)
 {
 	struct rp_msg m;
@@ -577,9 +597,12 @@ static int rp_client(struct rp *rp)
 	rp->peer.iaddr = m.iaddr;
 	rp->peer.irkey = m.irkey;
 	t0 = sr_node_now_ns(rp->node);
-	for (uint32_t r = 0; r < rp->rounds; r++)
+	for (uint32_t r = 0; r < rp->rounds; r++) {
+		if (r == rp->rounds / 2 && rp->pause)
+			rp_pause(rp);
 		if (rp_client_round(rp, r))
 			return -EIO;
+	}
 	printf("rdma_peer: %u rounds of 10 operations verified in %.0f ms\n",
 	       rp->rounds, (double)(sr_node_now_ns(rp->node) - t0) / 1e6);
 	m = (struct rp_msg){ .kind = RP_BYE };
@@ -673,6 +696,7 @@ int main(int argc, char **argv)
 		{ "rounds", required_argument, NULL, 'n' },
 		{ "timeout-ms", required_argument, NULL, 't' },
 		{ "rc-timeout", required_argument, NULL, 'c' },
+		{ "pause", required_argument, NULL, 'P' },
 		{ 0 },
 	};
 	struct rp rp = { .rounds = 10, .timeout_ms = 20000, .rc_timeout = 12,
@@ -693,6 +717,9 @@ int main(int argc, char **argv)
 			break;
 		case 'c':
 			rp.rc_timeout = (uint8_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'P':
+			rp.pause = optarg;
 			break;
 		default:
 			return 2;
