@@ -17,6 +17,9 @@
  * Either way, the rx handler and the registered poll callbacks run on the
  * progress thread, one at a time.  The link ops may be called from any
  * thread: frames submitted outside progress cross an MP ring.
+ *
+ * node.h binds a device to lib's MR engine and transport (rx handler, poll
+ * callback, addresses, counters): what most consumers want.
  */
 #ifndef SR_PMD_PMD_H
 #define SR_PMD_PMD_H

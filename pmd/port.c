@@ -278,8 +278,10 @@ int sr_port_setup(struct sr_pmd_dev *dev, char *err, size_t errlen)
  * When both happen at once a region is freed twice ("EAL: Error: Invalid
  * memory").  So a memif server lets a connected client leave first (up to
  * SR_PORT_MEMIF_LEAVE_NS), and any memif port whose link just went down
- * lets the control thread finish before closing.  A client closes at once:
- * the usual order is client first.
+ * lets the control thread finish before closing.  A connected client
+ * closes after SR_PORT_MEMIF_SETTLE_NS: the server keeps reading what the
+ * last flush sent (say, an owed ACK) only while the client's shared memory
+ * is there.
  */
 #define SR_PORT_MEMIF_LEAVE_NS  (200ull * 1000 * 1000)
 #define SR_PORT_MEMIF_SETTLE_NS (20ull * 1000 * 1000)
@@ -296,7 +298,7 @@ static void sr_port_memif_quiesce(struct sr_pmd_dev *dev)
 	while (was_up && !dev->memif_client && sr_port_link_up(dev) &&
 	       sr_dev_now_ns(dev) < end)
 		nanosleep(&tick, NULL);
-	if (!sr_port_link_up(dev))
+	if (!sr_port_link_up(dev) || dev->memif_client)
 		nanosleep(&settle, NULL);
 }
 
