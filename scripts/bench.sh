@@ -1,0 +1,155 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# The benchmark suite in one run: how close sroce comes to this machine's
+# limits, side by side.
+#   scripts/bench.sh [BUILD_DIR]      (from the repository root, as root)
+#
+#   1. the raw link (bench/link): memif between two processes and
+#      af_packet on a veth pair in a namespace made and deleted here;
+#   2. sroce's own figures (bench/rdma): WRITE/READ/SEND bandwidth and
+#      message rate, latency, atomics, FRMR work requests, on memif, then
+#      WRITE on the af_packet veth;
+#   3. progress modes: inline, dedicated-1, dedicated-2 (WRITE, 1 QP);
+#   4. Debian's unmodified perftest on the drop-in libibverbs;
+#   5. micro-benchmarks: per-packet stages, lib/wire, lib/mr;
+# then bench/suite/report.py writes bench-results/results.{txt,json,csv}
+# and bandwidth.png.  About 5 minutes on 2 cores.  Prints figures, never
+# asserts timing.  SROCE_BENCH_QUICK=1: fewer points (a tooling check).
+# Traffic stays on memif sockets and on the veth pair made here.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+build=${1:-${SROCE_BUILD_BENCH:-build-bench}}
+out=${SROCE_BENCH_OUT:-$root/bench-results}
+quick=${SROCE_BENCH_QUICK:-0}
+
+# ---- dependencies and build ----
+sh scripts/deps.sh
+if ! command -v gnuplot >/dev/null; then
+	echo "sroce: installing: gnuplot-nox (the bandwidth plot)"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends gnuplot-nox >/dev/null ||
+	{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install \
+		-y -qq --no-install-recommends gnuplot-nox >/dev/null; } ||
+	echo "sroce: no gnuplot: no plot"
+fi
+[ -f "$build/build.ninja" ] || meson setup "$build" -Dbuildtype=release
+ninja -C "$build" >/dev/null
+build=$(cd "$build" && pwd)
+
+raw=$out/raw
+rm -rf "$raw"
+mkdir -p "$raw/perftest"
+ns=""
+tmp=$(mktemp -d /tmp/sroce-bench.XXXXXX)
+trap '[ -n "$ns" ] && ip netns del "$ns" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+
+step() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
+load() { cut -d' ' -f1 /proc/loadavg; }
+
+# ---- the machine ----
+{
+	echo "cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
+	echo "cpus=$(nproc)"
+	echo "mem_gib=$(awk '/MemTotal/ { printf "%.0f", $2 / 1048576 }' /proc/meminfo)"
+	echo "kernel=$(uname -r)"
+	echo "os=$(. /etc/os-release && echo "$PRETTY_NAME")"
+	echo "dpdk=$(pkg-config --modversion libdpdk 2>/dev/null || echo unknown)"
+	echo "perftest=$(dpkg-query -W -f='${Version}' perftest 2>/dev/null || echo none)"
+	echo "container=$(systemd-detect-virt -c 2>/dev/null || echo none)"
+	echo "hypervisor=$(grep -q hypervisor /proc/cpuinfo && echo yes || echo no)"
+	echo "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "load_start=$(load)"
+} > "$raw/machine.txt"
+
+if [ "$quick" = 1 ]; then
+	rep=1 sizes=64,4096,65536 lat=1000 secs=0.2
+else
+	rep=3 sizes=64,1024,4096,65536,1048576 lat=5000 secs=0.3
+fi
+
+# ---- 1. the raw link (memif: best of $rep runs, as sroce's points) ----
+for i in $(seq "$rep"); do
+	step "raw link: memif, run $i (load $(load))"
+	sh bench/link/link_bench.sh "$build/bench/link/link_bench" memif \
+		> "$raw/link_memif.$i.txt" 2>&1 ||
+		echo "sroce: raw memif link failed (see $raw/link_memif.$i.txt)"
+done
+step "raw link: af_packet on veth (load $(load))"
+sh bench/link/link_bench.sh "$build/bench/link/link_bench" af_packet \
+	> "$raw/link_af_packet.1.txt" 2>&1 ||
+	echo "sroce: raw af_packet link failed (see $raw/link_af_packet.1.txt)"
+
+# ---- 2. sroce, native ----
+rdma=$build/bench/rdma/sroce-bench-rdma
+step "sroce over memif: bandwidth, latency, atomics, FRMR (load $(load))"
+"$rdma" --seconds $secs --repeat $rep --sizes $sizes --lat-iters $lat \
+	> "$raw/rdma_inline.txt" 2>&1 ||
+	echo "sroce: sroce-bench-rdma failed (see $raw/rdma_inline.txt)"
+
+step "sroce over af_packet on veth: WRITE, latency (load $(load))"
+ns=sroce-bench-$$
+if ip netns add "$ns" 2>/dev/null; then
+	ip -n "$ns" link add sb0 type veth peer name sb1
+	ip -n "$ns" link set sb0 up
+	ip -n "$ns" link set sb1 up
+	for n in 0 1; do
+		printf '%s\n' "port = net_af_packet0,iface=sb$n" "ipv4 = 10.88.0.$((n + 1))/24" \
+			"mac = 02:88:00:00:00:0$((n + 1))" "stats_dir = off" > "$tmp/afp$n.conf"
+	done
+	ip netns exec "$ns" "$rdma" --config0 "$tmp/afp0.conf" --config1 "$tmp/afp1.conf" \
+		--mode af_packet --only bw,lat --ops write --qps 1 --sizes 64,1024,65536 \
+		--seconds $secs --repeat 1 --lat-iters 1000 > "$raw/rdma_af_packet.txt" 2>&1 ||
+		echo "sroce: sroce-bench-rdma on af_packet failed (see $raw/rdma_af_packet.txt)"
+	ip netns del "$ns"
+fi
+ns=""
+
+# ---- 3. progress modes ----
+for mode in dedicated-1 dedicated-2; do
+	step "sroce over memif, $mode progress (load $(load))"
+	"$rdma" --mode $mode --only bw --ops write --qps 1 --sizes 64,4096,65536 \
+		--seconds $secs --repeat $rep > "$raw/rdma_$mode.txt" 2>&1 ||
+		echo "sroce: sroce-bench-rdma $mode failed (see $raw/rdma_$mode.txt)"
+done
+
+# ---- 4. perftest on the drop-in libibverbs ----
+pt() {  # pt NAME MODE PROGRAM ARGS...
+	name=$1 mode=$2
+	shift 2
+	SROCE_BENCH_MODE=$mode sh bench/suite/perftest_pair.sh "$build/verbs-shim" \
+		"$@" > "$raw/perftest/$name.txt" 2>&1 ||
+		echo "sroce: perftest $name failed (see $raw/perftest/$name.txt)"
+}
+step "perftest on the drop-in libibverbs (load $(load))"
+if [ "$quick" = 1 ]; then
+	ptsizes="64 65536" ptqps=1
+else
+	ptsizes="64 1024 4096 65536 1048576" ptqps="1 4"
+fi
+for op in write read send; do
+	for q in $ptqps; do
+		for s in $ptsizes; do
+			pt "bw-$op-$s-q$q" inline ib_${op}_bw -x 1 -s "$s" -q "$q" -D 1 \
+				--report_gbits
+		done
+	done
+	for s in 64 4096; do
+		pt "lat-$op-$s-inline" inline ib_${op}_lat -x 1 -s "$s" -n 2000
+	done
+done
+pt "lat-write-64-dedicated" dedicated ib_write_lat -x 1 -s 64 -n 2000
+for a in FETCH_AND_ADD CMP_AND_SWAP; do
+	pt "atomic-$a" inline ib_atomic_bw -x 1 -A $a -D 1
+done
+
+# ---- 5. micro-benchmarks ----
+step "micro-benchmarks: stages, wire, mr (load $(load))"
+"$build/bench/rdma/sroce-bench-stages" > "$raw/stages.txt" 2>&1 || true
+"$build/bench/wire/sroce-bench-wire" > "$raw/wire.txt" 2>&1 || true
+"$build/bench/mr/sroce-bench-mr" > "$raw/mr.txt" 2>&1 || true
+
+echo "load_end=$(load)" >> "$raw/machine.txt"
+step "report"
+python3 bench/suite/report.py "$raw" "$out"
