@@ -48,6 +48,8 @@
 	  "not supported (see AdapterFlags)")                                        \
 	X(EOVERFLOW,    STATUS_BUFFER_TOO_SMALL,       ND_BUFFER_OVERFLOW,           \
 	  "output buffer too small")                                                 \
+	X(EMSGSIZE,     STATUS_INVALID_BUFFER_SIZE,    ND_INVALID_BUFFER_SIZE,       \
+	  "buffer size not valid (zero-byte registration, private data too long)")   \
 	X(ECONNREFUSED, STATUS_CONNECTION_REFUSED,     ND_CONNECTION_REFUSED,        \
 	  "the peer rejected or nobody listens")                                     \
 	X(EISCONN,      STATUS_CONNECTION_ACTIVE,      ND_CONNECTION_ACTIVE,         \
