@@ -14,7 +14,10 @@
  * also carries the QP numbers, PSNs, GIDs, addresses and keys.
  *
  *   rdma_peer server|client --tcp PORT [--rounds N] [--timeout-ms T]
- *                           [--rc-timeout CODE] [--pause FILE]
+ *                           [--rc-timeout CODE] [--pause FILE] [--gid N]
+ *
+ * --gid: our GID index to talk from (1: IPv4, the default; 2: the first
+ * configured IPv6 address, resolved with ND).
  *
  * --pause (client): half way, create FILE.ready and wait (progressing)
  * until FILE exists, so a test can read the live counters mid-run.
@@ -84,6 +87,7 @@ struct rp {
 	uint32_t rounds, timeout_ms;
 	uint8_t rc_timeout;
 	const char *pause;
+	unsigned int gid_index;
 	int sock;
 	struct sr_node *node;
 	struct sr_pd *pd;
@@ -643,7 +647,10 @@ static int rp_setup(struct rp *rp, uint16_t port)
 	if (rp_tcp_open(rp, port))
 		return -ECONNREFUSED;
 	me.qpn = sr_qp_num(rp->qp);
-	sr_node_gid(rp->node, 1, me.gid);           /* our IPv4 GID */
+	if (sr_node_gid(rp->node, rp->gid_index, me.gid)) {
+		rp_failf(rp, "no GID at index %u", rp->gid_index);
+		return -EINVAL;
+	}
 	if (rp_send_msg(rp, &me) || rp_recv_msg(rp, &rp->peer, NULL) ||
 	    rp->peer.kind != RP_INFO)
 		return -EPROTO;
@@ -697,10 +704,11 @@ int main(int argc, char **argv)
 		{ "timeout-ms", required_argument, NULL, 't' },
 		{ "rc-timeout", required_argument, NULL, 'c' },
 		{ "pause", required_argument, NULL, 'P' },
+		{ "gid", required_argument, NULL, 'g' },
 		{ 0 },
 	};
 	struct rp rp = { .rounds = 10, .timeout_ms = 20000, .rc_timeout = 12,
-			 .sock = -1 };
+			 .gid_index = 1, .sock = -1 };
 	uint16_t port = 18515;
 	int c, rc;
 
@@ -720,6 +728,9 @@ int main(int argc, char **argv)
 			break;
 		case 'P':
 			rp.pause = optarg;
+			break;
+		case 'g':
+			rp.gid_index = (unsigned int)strtoul(optarg, NULL, 0);
 			break;
 		default:
 			return 2;

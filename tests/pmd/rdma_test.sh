@@ -10,6 +10,7 @@
 #   memif       default link; capture re-read by sroce-pcap (exit 0, every
 #               opcode present); sroce-stat shows transport counters live
 #   dedicated   memif with the engine on its own lcore on both sides
+#   ipv6        memif, QPs addressed by IPv6 GIDs (ND resolves the peer)
 #   af_packet   net_af_packet on both ends of a veth pair (MTU 1500, so
 #               path MTU 1024: more packets per message), captured
 #   loss        memif, 5% of frames dropped on each side's transmit: all
@@ -132,6 +133,16 @@ memif)
 dedicated)
 	memif_conf "mode = dedicated" "mode = dedicated"
 	run_pair "" 20
+	;;
+ipv6)
+	memif_conf "" "capture = $tmp/b.pcap"
+	run_pair "" 20 --gid 2
+	check_capture "$tmp/b.pcap" 20
+	n=$("$pcap_bin" "$tmp/b.pcap" | grep -c "fd00:5352::2 > fd00:5352::1")
+	echo "ipv6: $n RoCEv2 frames fd00:5352::2 > fd00:5352::1"
+	[ "$n" -ge 100 ] || fail "only $n IPv6 RoCEv2 frames"
+	counter_nd=$(counter "$tmp/client.log" nd_tx)
+	[ "$counter_nd" -ge 1 ] || fail "no neighbour solicitation sent"
 	;;
 af_packet)
 	ns=sroce-rdma-$$
