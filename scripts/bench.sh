@@ -14,7 +14,9 @@
 #   5. micro-benchmarks: per-packet stages, lib/wire, lib/mr;
 # then bench/suite/report.py writes bench-results/results.{txt,json,csv}
 # and bandwidth.png.  About 5 minutes on 2 cores.  Prints figures, never
-# asserts timing.  SROCE_BENCH_QUICK=1: fewer points (a tooling check).
+# asserts timing.  SROCE_BENCH_QUICK=1: fewer points (a tooling check);
+# SROCE_BENCH_OUT: where the results go; SROCE_BENCH_COMMIT: the label of
+# the sources when they are not a git checkout.
 # Traffic stays on memif sockets and on the veth pair made here.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -58,7 +60,7 @@ load() { cut -d' ' -f1 /proc/loadavg; }
 	echo "perftest=$(dpkg-query -W -f='${Version}' perftest 2>/dev/null || echo none)"
 	echo "container=$(systemd-detect-virt -c 2>/dev/null || echo none)"
 	echo "hypervisor=$(grep -q hypervisor /proc/cpuinfo && echo yes || echo no)"
-	echo "commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+	echo "commit=${SROCE_BENCH_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "load_start=$(load)"
 } > "$raw/machine.txt"
