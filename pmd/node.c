@@ -18,7 +18,7 @@
 #define SR_NODE_PUBLISH_NS  (5ull * 1000 * 1000)   /* counters every 5 ms */
 #define SR_NODE_BUDGET      64
 #define SR_NODE_NAP_NS      20000
-#define SR_NODE_YIELD_SPINS 256      /* idle rounds between yields */
+#define SR_NODE_YIELD_SPINS 32       /* idle rounds between yields */
 
 /* ---- the engine: one transport round per progress round ---- */
 

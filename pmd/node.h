@@ -159,7 +159,7 @@ struct sr_node_conn {
 	uint8_t retry_cnt;       /* [7] */
 	uint8_t rnr_retry;       /* [7: infinite] */
 	uint8_t min_rnr_timer;   /* IBTA code [12: 0.64 ms] */
-	uint8_t rd_atomic;       /* both directions [8] */
+	uint8_t rd_atomic;       /* both directions [SR_QP_MAX_RD_ATOMIC: 16] */
 };
 
 /*

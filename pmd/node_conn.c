@@ -146,7 +146,8 @@ int sr_node_qp_connect(struct sr_node *node, struct sr_qp *qp,
 					     sr_node_path_mtu(node),
 		.dest_qp_num = peer->qpn,
 		.rq_psn = peer->psn,
-		.max_dest_rd_atomic = conn->rd_atomic ? conn->rd_atomic : 8,
+		.max_dest_rd_atomic = conn->rd_atomic ? conn->rd_atomic :
+							SR_QP_MAX_RD_ATOMIC,
 		.min_rnr_timer = conn->min_rnr_timer ? conn->min_rnr_timer : 12,
 	};
 	rc = sr_node_av(node, peer->gid, &a.av, timeout_ms);
@@ -164,7 +165,8 @@ int sr_node_qp_connect(struct sr_node *node, struct sr_qp *qp,
 		.timeout = conn->timeout ? conn->timeout : 14,
 		.retry_cnt = conn->retry_cnt ? conn->retry_cnt : 7,
 		.rnr_retry = conn->rnr_retry ? conn->rnr_retry : 7,
-		.max_rd_atomic = conn->rd_atomic ? conn->rd_atomic : 8,
+		.max_rd_atomic = conn->rd_atomic ? conn->rd_atomic :
+						   SR_QP_MAX_RD_ATOMIC,
 	};
 	rc_mask = rc_qp ? SR_QP_TIMEOUT | SR_QP_RETRY_CNT | SR_QP_RNR_RETRY |
 				  SR_QP_MAX_QP_RD_ATOMIC : 0;
