@@ -12,6 +12,8 @@
 #   3. progress modes: inline, dedicated-1, dedicated-2 (WRITE, 1 QP);
 #   4. Debian's unmodified perftest on the drop-in libibverbs;
 #   5. micro-benchmarks: per-packet stages, lib/wire, lib/mr;
+#   6. where the time goes: perf profiles of WRITE 64 B and 4 KiB (when
+#      perf works here);
 # then bench/suite/report.py writes bench-results/results.{txt,json,csv}
 # and bandwidth.png.  About 5 minutes on 2 cores.  Prints figures, never
 # asserts timing.  SROCE_BENCH_QUICK=1: fewer points (a tooling check);
@@ -35,7 +37,7 @@ if ! command -v gnuplot >/dev/null; then
 		-y -qq --no-install-recommends gnuplot-nox >/dev/null; } ||
 	echo "sroce: no gnuplot: no plot"
 fi
-[ -f "$build/build.ninja" ] || meson setup "$build" -Dbuildtype=release
+[ -f "$build/build.ninja" ] || meson setup "$build" -Dbuildtype=release >/dev/null
 ninja -C "$build" >/dev/null
 build=$(cd "$build" && pwd)
 
@@ -93,6 +95,7 @@ step "sroce over memif: bandwidth, latency, atomics, FRMR (load $(load))"
 step "sroce over af_packet on veth: WRITE, latency (load $(load))"
 ns=sroce-bench-$$
 if ip netns add "$ns" 2>/dev/null; then
+	ip -n "$ns" link set lo up                  # the TCP exchange
 	ip -n "$ns" link add sb0 type veth peer name sb1
 	ip -n "$ns" link set sb0 up
 	ip -n "$ns" link set sb1 up
@@ -151,6 +154,14 @@ step "micro-benchmarks: stages, wire, mr (load $(load))"
 "$build/bench/rdma/sroce-bench-stages" > "$raw/stages.txt" 2>&1 || true
 "$build/bench/wire/sroce-bench-wire" > "$raw/wire.txt" 2>&1 || true
 "$build/bench/mr/sroce-bench-mr" > "$raw/mr.txt" 2>&1 || true
+
+if perf stat -e cpu-clock true >/dev/null 2>&1; then
+	for s in 64 4096; do
+		step "profile: WRITE $s B under perf (load $(load))"
+		python3 bench/suite/profile.py "$rdma" write $s > "$raw/profile_write_$s.txt" 2>&1 ||
+			echo "sroce: profile failed (see $raw/profile_write_$s.txt)"
+	done
+fi
 
 echo "load_end=$(load)" >> "$raw/machine.txt"
 step "report"

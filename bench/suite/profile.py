@@ -9,7 +9,8 @@ cpu-clock` to both processes for 2 s in the middle of it
 samples of each process (node 1 = requester for WRITE/SEND, node 0 =
 responder) by symbol into stages: ICRC, parse, build, copy, MR lookup,
 transport, completions/queues, clock reads, device lock, pmd rx/tx, memif
-driver (DPDK), kernel, the benchmark loop, other.  Inlined functions count
+driver (DPDK), kernel, the benchmark loop, other; with each stage's share
+of the node's CPU nanoseconds per data packet (the benchmark's figure).  Inlined functions count
 in their caller (the MR lookup inlines into the responder: see
 sroce-bench-stages for its own cost).  Prints a table; needs perf.
 """
@@ -108,12 +109,19 @@ def main():
           (figures[0] if figures else "(no figure)"))
     stages = sorted({s for p in pids for s in by[p]},
                     key=lambda s: -(by[pids[0]][s] + by[pids[1]][s]))
-    print(f"{'stage':<22} " + " ".join(f"{names[p]:>30}" for p in pids))
+    # ns per data packet of each node, as the benchmark measured them
+    # (process CPU time / packets): node 1's is the last column.
+    nspkt = {}
+    if figures:
+        f = figures[0].split()
+        nspkt = {pids[0]: float(f[-1]), pids[1]: float(f[-2])}
+    print(f"{'stage':<22} " + " ".join(f"{names[p] + ' %':>34} {'ns/pkt':>7}"
+                                       for p in pids))
     for s in stages:
         row = []
         for p in pids:
-            tot = sum(by[p].values())
-            row.append(f"{by[p][s] / tot * 100:29.1f}%")
+            share = by[p][s] / sum(by[p].values())
+            row.append(f"{share * 100:33.1f}% {share * nspkt.get(p, 0):7.1f}")
         print(f"{s:<22} " + " ".join(row))
     for p in pids:
         print(f"\ntop symbols, {names[p]}:")

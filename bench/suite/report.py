@@ -382,6 +382,13 @@ def main():
     txt.append(table(["payload", "requester measured", "responder measured",
                       "build", "copy tx", "ICRC tx", "parse", "MR lookup",
                       "copy rx", "ICRC rx", "link", "stages sum"], rows))
+    for size in (64, 4096):
+        prof = read(os.path.join(raw, f"profile_write_{size}.txt")).strip()
+        if prof and "stage" in prof:
+            body = prof.split("\n\ntop symbols")[0]
+            txt.append(f"\nWhere the time goes, RDMA WRITE {size} B (perf, "
+                       "cpu-clock samples of each node; bench/suite/profile.py)\n")
+            txt.append("```\n" + body + "\n```")
     fails = [r["name"] for r in recs if r.get("test") == "failed"]
     if fails:
         txt.append("\nperftest runs that failed: " + ", ".join(fails))
