@@ -261,6 +261,12 @@ int sr_port_setup(struct sr_pmd_dev *dev, char *err, size_t errlen)
 	dev->path_mtu = sr_pmd_path_mtu(dev->mtu);
 	sr_port_mac(dev);
 	rc = sr_port_start(dev, &info);
+	if (rc && dev->memif_client) {
+		snprintf(err, errlen,
+			 "port '%s': no memif server answered within %u s (start node 0 first, or together)",
+			 dev->dev_name, SR_PORT_CLIENT_WAIT_MS / 1000);
+		return -EIO;
+	}
 	if (rc) {
 		snprintf(err, errlen, "port '%s': start failed (%s)",
 			 dev->dev_name, rte_strerror(-rc));

@@ -542,6 +542,23 @@ static int node_main(int node_id, int listen_fd, int ready_fd)
 	return rc ? 1 : 0;
 }
 
+/* A bad configuration is said once, before there are two nodes to say it. */
+static int check_config(void)
+{
+	char err[SR_CONFIG_ERR_MAX];
+	struct sr_pmd_config *cfg = malloc(sizeof(*cfg));
+	int lock_fd = -1, rc;
+
+	if (cfg == NULL)
+		return fail("out of memory");
+	setenv("SROCE_NODE", "1", 1);
+	rc = sr_pmd_config_load(cfg, &lock_fd, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "sroce: %s\n", err);
+	free(cfg);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	char run_dir[] = "/tmp/sroce-demo.XXXXXX", sock[PATH_MAX];
@@ -556,6 +573,8 @@ int main(int argc, char **argv)
 	/* Both nodes: a private memif folder and TCP port, then fork. */
 	if (getenv("SROCE_RUN_DIR") == NULL && mkdtemp(run_dir))
 		setenv("SROCE_RUN_DIR", run_dir, 1);
+	if (check_config())
+		return 1;
 	listen_fd = socket(AF_INET, SOCK_STREAM, 0);
 	if (bind(listen_fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(listen_fd, 1))
 		return fail("TCP listen: %s", strerror(errno)) ? 1 : 0;
@@ -574,10 +593,10 @@ int main(int argc, char **argv)
 	close(ready[0]);
 	rc = node_main(1, listen_fd, -1);
 	if (rc)
-		kill(child, SIGTERM);
+		kill(child, SIGTERM);       /* node 1 said what went wrong */
 	waitpid(child, &status, 0);
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		rc = fail("node 0 exited with status %d", status);
+	if (rc == 0 && (!WIFEXITED(status) || WEXITSTATUS(status)))
+		rc = fail("node 0 failed (see above)");
 	if (strcmp(getenv("SROCE_RUN_DIR"), run_dir) == 0) {
 		snprintf(sock, sizeof(sock), "%s/memif.lock", run_dir);
 		unlink(sock);
