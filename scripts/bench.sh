@@ -18,7 +18,8 @@
 # and bandwidth.png.  About 5 minutes on 2 cores.  Prints figures, never
 # asserts timing.  SROCE_BENCH_QUICK=1: fewer points (a tooling check);
 # SROCE_BENCH_OUT: where the results go; SROCE_BENCH_COMMIT: the label of
-# the sources when they are not a git checkout.
+# the sources when they are not a git checkout; SROCE_BENCH_MAX_LOAD: wait
+# for the 1-minute load average to fall to this first (a shared machine).
 # Traffic stays on memif sockets and on the veth pair made here.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,6 +51,15 @@ trap '[ -n "$ns" ] && ip netns del "$ns" 2>/dev/null; rm -rf "$tmp"' EXIT INT TE
 
 step() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 load() { cut -d' ' -f1 /proc/loadavg; }
+
+# ---- a quiet moment: SROCE_BENCH_MAX_LOAD=L waits (10 min at most) ----
+if [ -n "${SROCE_BENCH_MAX_LOAD:-}" ]; then
+	for i in $(seq 40); do
+		awk -v l="$(load)" -v m="$SROCE_BENCH_MAX_LOAD" 'BEGIN { exit !(l <= m) }' && break
+		step "1-minute load $(load) > $SROCE_BENCH_MAX_LOAD: waiting"
+		sleep 15
+	done
+fi
 
 # ---- the machine ----
 {
