@@ -14,7 +14,8 @@
 #   af_packet   net_af_packet on both ends of a veth pair (MTU 1500, so
 #               path MTU 1024: more packets per message), captured
 #   loss        memif, 5% of frames dropped on each side's transmit: all
-#               data still verified, retransmissions in the counters
+#               data still verified, retransmissions in the counters, the
+#               capture (retransmissions included) still clean
 #   bad_config  unknown key, bad address, missing port, unknown driver,
 #               bad EAL option, unavailable core, missing file: exactly one
 #               line on stderr ("sroce: ..."), exit 2, no crash
@@ -169,8 +170,10 @@ af_packet)
 	;;
 loss)
 	memif_conf "fault = tx drop prob=5%" "fault = tx drop prob=5%" \
-		"fault_seed = 11" "fault_seed = 12"
+		"fault_seed = 11" "capture = $tmp/b.pcap"
+	echo "fault_seed = 12" >> "$tmp/b.conf"
 	run_pair "" 60 --rc-timeout 12
+	check_capture "$tmp/b.pcap" 60
 	drops=$(( $(counter "$tmp/server.log" fault_drop) +
 		  $(counter "$tmp/client.log" fault_drop) ))
 	retries=0
