@@ -152,8 +152,13 @@ static int setup(struct rb *b, int listen_fd, int ready_fd)
 	struct sr_qp_init_attr init = { .qp_type = SR_QPT_RC,
 		.cap = { .max_send_wr = RB_SQ_DEPTH, .max_recv_wr = RB_RQ_DEPTH,
 			 .max_send_sge = 1, .max_recv_sge = 1 } };
-	/* A short RNR wait: a SEND that outruns the receiver retries soon. */
-	struct sr_node_conn conn = { .min_rnr_timer = 1, .rd_atomic = 16 };
+	/*
+	 * A short RNR wait: a SEND that outruns the receiver retries soon.
+	 * A 0.5 s retransmit timeout: on a shared machine a node may lose its
+	 * core for longer than the default 67 ms, seven times over.
+	 */
+	struct sr_node_conn conn = { .min_rnr_timer = 1, .rd_atomic = 16,
+				     .timeout = 17 };
 	int rc;
 
 	if (sr_node_open(NULL, &b->node))
