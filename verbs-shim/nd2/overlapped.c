@@ -49,19 +49,35 @@ HRESULT sr_nd2_ov_done_now(OVERLAPPED *ov, HRESULT hr)
 	return hr;
 }
 
+/*
+ * The device progresses while a request is outstanding, as hardware would:
+ * a poll runs one round of the backend's progress (inline engines), a wait
+ * keeps the adapter thread progressing until the request completes.
+ */
 HRESULT sr_nd2_ov_result(struct sr_nd2_adapter *a, OVERLAPPED *ov, BOOL wait)
 {
+	struct sr_ndk_adapter *ka = sr_ndk_adapter_of(a->ndk);
 	ULONG_PTR v;
 
 	if (ov == NULL)
 		return sr_hresult_from_errno(EINVAL);
 	v = sr_nd2_ov_load(ov);
-	if ((HRESULT)(ULONG)v != ND_PENDING || !wait)
+	if ((HRESULT)(ULONG)v != ND_PENDING)
 		return (HRESULT)(ULONG)v;
+	if (!wait) {
+		if (pthread_mutex_trylock(&ka->progress_lock) == 0) {
+			sr_ndk_progress_(ka);
+			pthread_mutex_unlock(&ka->progress_lock);
+		}
+		return (HRESULT)(ULONG)sr_nd2_ov_load(ov);
+	}
+	atomic_fetch_add(&ka->busy, 1);
+	sr_ndk_worker_kick(ka);
 	pthread_mutex_lock(&a->ov_lock);
 	while ((HRESULT)(ULONG)(v = sr_nd2_ov_load(ov)) == ND_PENDING)
 		pthread_cond_wait(&a->ov_cond, &a->ov_lock);
 	pthread_mutex_unlock(&a->ov_lock);
+	atomic_fetch_sub(&ka->busy, 1);
 	return (HRESULT)(ULONG)v;
 }
 
