@@ -6,6 +6,11 @@
  *   ndmrlat          µs per NdkRegisterMr and per NdkDeregisterMr by size
  *                    (one MR object, registered and deregistered in turn)
  *   ndmrlat --rate   registrations (+ deregistrations) per second by size
+ *   ndmrlat --nd2    the same through IND2MemoryRegion::Register / Deregister
+ *                    (the adapter of the first address NdQueryAddressList
+ *                    gives, opened with NdOpenAdapter; each request waited for
+ *                    with GetOverlappedResult); with --rate, as ndmrrate:
+ *                    many regions registered, then all deregistered
  *
  * The buffer is reserved address space (MAP_NORESERVE): sroce never pins
  * or touches registered memory, so the cost is the MDL walk and the page
@@ -18,6 +23,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "ndsupport.h"
 #include "sr_ndk.h"
 
 #define MAX_SIZE ((SIZE_T)1 << 30)
@@ -30,15 +36,86 @@ static double now_us(void)
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
+/* Register / Deregister and wait: the µs it took, or -1. */
+static double nd2_op(IND2MemoryRegion *mr, void *buf, SIZE_T size, OVERLAPPED *ov)
+{
+	double t = now_us();
+	HRESULT hr = buf ? mr->lpVtbl->Register(mr, buf, size, ND_MR_FLAG_ALLOW_REMOTE_WRITE |
+						ND_MR_FLAG_ALLOW_REMOTE_READ, ov)
+			 : mr->lpVtbl->Deregister(mr, ov);
+
+	if (hr == ND_PENDING)
+		hr = mr->lpVtbl->GetOverlappedResult(mr, ov, TRUE);
+	return hr == ND_SUCCESS ? now_us() - t : -1;
+}
+
+static int nd2_main(int rate, char *buf)
+{
+	static IND2MemoryRegion *mr[1000];
+	char list[1024];
+	SIZE_T len = sizeof(list);
+	IND2Adapter *ad;
+	OVERLAPPED ov = { 0 };
+
+	if (NdStartup() != ND_SUCCESS ||
+	    NdQueryAddressList(0, (SOCKET_ADDRESS_LIST *)list, &len) != ND_SUCCESS ||
+	    NdOpenAdapter(&IID_IND2Adapter, ((SOCKET_ADDRESS_LIST *)list)->Address[0].lpSockaddr,
+			  (SIZE_T)((SOCKET_ADDRESS_LIST *)list)->Address[0].iSockaddrLength,
+			  (VOID **)&ad) != ND_SUCCESS) {
+		fprintf(stderr, "ndmrlat: no ND2 adapter\n");
+		return 1;
+	}
+	printf("%12s %10s %16s %16s%s\n", "Size", rate ? "Regions" : "Iterations", "Register(us)",
+	       "Deregister(us)", rate ? "  Registrations/s" : "");
+	for (SIZE_T size = 4096; size <= MAX_SIZE; size *= 4) {
+		int n = rate ? 1000 : size <= ((SIZE_T)1 << 20) ? 10000 : 200;
+		double reg = 0, dereg = 0, r = 0, d = 0;
+
+		for (int i = 0; i < (rate ? n : 1); i++)
+			if (ad->lpVtbl->CreateMemoryRegion(ad, &IID_IND2MemoryRegion, NULL,
+							   (VOID **)&mr[i]) != ND_SUCCESS)
+				return 1;
+		for (int i = 0; i < n && r >= 0 && d >= 0; i++) {
+			/* latency: one region in turn; rate: all registered, then all deregistered */
+			reg += r = nd2_op(mr[rate ? i : 0], buf, size, &ov);
+			if (!rate)
+				dereg += d = nd2_op(mr[0], NULL, 0, &ov);
+		}
+		for (int i = 0; rate && i < n && d >= 0; i++)
+			dereg += d = nd2_op(mr[i], NULL, 0, &ov);
+		if (r < 0 || d < 0) {
+			fprintf(stderr, "ndmrlat: %zu bytes: Register/Deregister failed\n", size);
+			return 1;
+		}
+		printf(rate ? "%12zu %10d %16.3f %16.3f %16.0f\n" : "%12zu %10d %16.3f %16.3f\n",
+		       size, n, reg / n, dereg / n, n / (reg / 1e6));
+		for (int i = 0; i < (rate ? n : 1); i++)
+			mr[i]->lpVtbl->Release(mr[i]);
+	}
+	if (ad->lpVtbl->Release(ad) != 0)
+		return 1;
+	NdCleanup();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	int rate = argc > 1 && strcmp(argv[1], "--rate") == 0;
+	int rate = 0, nd2 = 0;
 	NDK_ADAPTER *ad;
 	NDK_PD *pd;
 	NDK_MR *mr;
 	char *buf;
 	NTSTATUS st;
 
+	for (int i = 1; i < argc; i++) {
+		rate |= strcmp(argv[i], "--rate") == 0;
+		nd2 |= strcmp(argv[i], "--nd2") == 0;
+	}
+	if (nd2) {
+		buf = mmap(NULL, MAX_SIZE, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		return buf == MAP_FAILED ? 1 : nd2_main(rate, buf);
+	}
 	st = sr_ndk_open_adapter("sroce0", &ad);
 	if (st != STATUS_SUCCESS) {
 		fprintf(stderr, "ndmrlat: open: %s\n", sr_ntstatus_str(st));
