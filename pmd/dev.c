@@ -87,7 +87,17 @@ void sr_dev_neigh_tick(struct sr_pmd_dev *dev, uint64_t now_ns)
 int sr_pmd_resolve(struct sr_pmd_dev *dev, const uint8_t ip[16],
 		   uint8_t mac[6])
 {
-	int rc = sr_neigh_resolve(&dev->neigh, ip, sr_dev_now_ns(dev), mac);
+	int rc;
+
+	/* One of our own addresses: frames to it loop back (rxtx.c). */
+	for (uint32_t i = 0; i < dev->gids.n; i++) {
+		if (dev->gids.entry[i].valid &&
+		    memcmp(dev->gids.entry[i].gid, ip, 16) == 0) {
+			memcpy(mac, dev->addr.mac, 6);
+			return 0;
+		}
+	}
+	rc = sr_neigh_resolve(&dev->neigh, ip, sr_dev_now_ns(dev), mac);
 
 	if (rc == -EAGAIN) {
 		sr_dev_solicit(dev, ip);
@@ -217,7 +227,11 @@ int sr_pmd_dev_create(const struct sr_pmd_config *cfg, int lock_fd,
 	snprintf(name, sizeof(name), "sroce_tx_%u", dev->port_id);
 	dev->tx_ring = rte_ring_create(name, SR_RING_SIZE, SOCKET_ID_ANY,
 				       RING_F_SC_DEQ);
-	if (dev->scratch == NULL || dev->tx_ring == NULL) {
+	snprintf(name, sizeof(name), "sroce_loop_%u", dev->port_id);
+	dev->loop_ring = rte_ring_create(name, SR_RING_SIZE, SOCKET_ID_ANY,
+					 RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (dev->scratch == NULL || dev->tx_ring == NULL ||
+	    dev->loop_ring == NULL) {
 		rc = -ENOMEM;
 		snprintf(err, errlen, "no memory for the transmit ring");
 		goto out_port;
@@ -246,6 +260,7 @@ out_stats:
 out_engine:
 	sr_engine_fini(dev);
 out_port:
+	rte_ring_free(dev->loop_ring);
 	rte_ring_free(dev->tx_ring);
 	rte_free(dev->scratch);
 	sr_port_teardown(dev);
@@ -266,6 +281,7 @@ void sr_pmd_dev_destroy(struct sr_pmd_dev *dev)
 	sr_capture_close(dev->cap);
 	sr_port_teardown(dev);
 	sr_engine_fini(dev);
+	rte_ring_free(dev->loop_ring);
 	rte_ring_free(dev->tx_ring);
 	rte_free(dev->scratch);
 	sr_stats_destroy(dev->stats, dev->stats_path);

@@ -75,6 +75,7 @@ struct sr_pmd_dev {
 	struct rte_mbuf *tx_pend[SR_TX_PEND_MAX];
 	uint32_t n_tx_pend;
 	struct rte_ring *tx_ring;     /* frames submitted outside progress */
+	struct rte_ring *loop_ring;   /* frames to our own MAC: same-process loopback */
 	uint64_t tx_ring_full;        /* counted by other threads (atomic) */
 	struct rte_mbuf *tx_out[SR_CONFIG_BURST_MAX];
 	uint32_t n_tx_out;

@@ -187,8 +187,7 @@ int sr_pmd_progress(struct sr_pmd_dev *dev)
 	 * peer leaves; a burst then would touch them.  Burst only while up.
 	 */
 	dev->link_ok = !dev->memif || sr_port_link_up(dev);
-	if (dev->link_ok)
-		work += sr_rxtx_rx(dev);
+	work += sr_rxtx_rx(dev);    /* the port only while link_ok */
 	work += sr_engine_run_callbacks(dev);
 	now = sr_dev_now_ns(dev);
 	if ((int64_t)(now - dev->neigh_next_ns) >= 0)

@@ -156,6 +156,20 @@ static void sr_rxtx_emit(struct sr_pmd_dev *dev, struct rte_mbuf *m)
 {
 	if (dev->cap)
 		sr_rxtx_capture(dev, m);
+	/*
+	 * A frame to our own MAC (a QP talking to a QP of the same device)
+	 * never reaches the port: it comes back in at the next receive.
+	 */
+	if (memcmp(rte_pktmbuf_mtod(m, const uint8_t *), dev->addr.mac, 6) == 0) {
+		if (rte_ring_sp_enqueue(dev->loop_ring, m) != 0) {
+			rte_pktmbuf_free(m);
+			sr_stats_add(dev->stats, SR_CTR_TX_FULL, 1);
+		} else {
+			sr_stats_add(dev->stats, SR_CTR_SENT_PKTS, 1);
+			sr_stats_add(dev->stats, SR_CTR_SENT_BYTES, m->pkt_len);
+		}
+		return;
+	}
 	dev->tx_out[dev->n_tx_out++] = m;
 	if (dev->n_tx_out == dev->cfg.burst)
 		sr_rxtx_burst(dev);
@@ -347,7 +361,11 @@ uint32_t sr_rxtx_rx(struct sr_pmd_dev *dev)
 	uint64_t bytes = 0, now = 0;
 	uint16_t n;
 
-	n = rte_eth_rx_burst(dev->port_id, 0, pkts, (uint16_t)dev->cfg.burst);
+	n = (uint16_t)rte_ring_sc_dequeue_burst(dev->loop_ring, (void **)pkts,
+						dev->cfg.burst, NULL);
+	if (n < dev->cfg.burst && dev->link_ok)
+		n += rte_eth_rx_burst(dev->port_id, 0, pkts + n,
+				      (uint16_t)(dev->cfg.burst - n));
 	if (dev->fault_on_rx || dev->hold_rx.count)
 		now = sr_dev_now_ns(dev);
 	for (uint16_t i = 0; i < n; i++) {

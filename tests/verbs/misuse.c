@@ -11,8 +11,9 @@
  *   full_sq           posting more than max_send_wr: ENOMEM and bad_wr
  *   cq_overrun        a 1-entry CQ fed 16 completions: IBV_EVENT_CQ_ERR
  *   dead_peer         RC to a destroyed QP's number: an error completion
- *   loopback          two RC QPs of one context: a SEND arrives (blocked:
- *                     runs only with SROCE_VERBS_BLOCKED=1)
+ *   loopback          two RC QPs of one context: a SEND arrives (the pmd
+ *                     loops frames to the device's own MAC back)
+ *   two_contexts      the same between QPs of two contexts of one device
  * Exit 0 when all pass; each check prints one line.
  */
 #include <errno.h>
@@ -353,11 +354,6 @@ static void check_loopback(struct env *e)
 	struct ibv_wc wc;
 	int recvd = 0, sent = 0;
 
-	if (!getenv("SROCE_VERBS_BLOCKED")) {
-		printf("skip loopback: blocked, the transport does not loop "
-		       "frames to its own MAC back (SROCE_VERBS_BLOCKED=1 runs it)\n");
-		goto out;
-	}
 	if (!a || !b || rc_up(e, a, b->qp_num, 14, 7) ||
 	    rc_up(e, b, a->qp_num, 14, 7) ||
 	    ibv_post_recv(b, &rwr, &rbad)) {
@@ -387,6 +383,57 @@ out:
 		ibv_destroy_cq(cq);
 }
 
+/* Two contexts of one device in one process: a QP of each talks to the other. */
+static void check_two_contexts(struct env *e, struct ibv_device *dev)
+{
+	struct env e2 = { .buf = e->buf, .gid = e->gid };
+	struct ibv_cq *cq = ibv_create_cq(e->ctx, 16, NULL, NULL, 0), *cq2 = NULL;
+	struct ibv_qp *a = NULL, *b = NULL;
+	struct ibv_wc wc;
+	int ok = 0;
+
+	e2.ctx = ibv_open_device(dev);
+	e2.pd = e2.ctx ? ibv_alloc_pd(e2.ctx) : NULL;
+	e2.mr = e2.pd ? ibv_reg_mr(e2.pd, e->buf, BUF_LEN,
+				   IBV_ACCESS_LOCAL_WRITE) : NULL;
+	cq2 = e2.ctx ? ibv_create_cq(e2.ctx, 16, NULL, NULL, 0) : NULL;
+	a = cq ? make_qp(e, IBV_QPT_RC, cq, 4) : NULL;
+	b = (cq2 && e2.mr) ? make_qp(&e2, IBV_QPT_RC, cq2, 4) : NULL;
+	if (a && b && !rc_up(e, a, b->qp_num, 14, 7) &&
+	    !rc_up(&e2, b, a->qp_num, 14, 7)) {
+		struct ibv_sge ss = { .addr = (uintptr_t)e->buf + 2048, .length = 24,
+				      .lkey = e->mr->lkey };
+		struct ibv_sge rs = { .addr = (uintptr_t)e->buf + 3072, .length = 64,
+				      .lkey = e2.mr->lkey };
+		struct ibv_recv_wr rwr = { .wr_id = 4, .sg_list = &rs, .num_sge = 1 }, *rbad;
+		struct ibv_send_wr swr = { .wr_id = 3, .sg_list = &ss, .num_sge = 1,
+					   .opcode = IBV_WR_SEND,
+					   .send_flags = IBV_SEND_SIGNALED }, *sbad;
+
+		snprintf((char *)e->buf + 2048, 24, "from context one");
+		if (!ibv_post_recv(b, &rwr, &rbad) && !ibv_post_send(a, &swr, &sbad) &&
+		    poll_one(cq2, &wc, 5) && wc.status == IBV_WC_SUCCESS &&
+		    wc.wr_id == 4 && poll_one(cq, &wc, 5) &&
+		    wc.status == IBV_WC_SUCCESS)
+			ok = memcmp(e->buf + 3072, e->buf + 2048, 24) == 0;
+	}
+	report("two_contexts", ok, ok ? NULL : "the SEND did not arrive");
+	if (a)
+		ibv_destroy_qp(a);
+	if (b)
+		ibv_destroy_qp(b);
+	if (cq)
+		ibv_destroy_cq(cq);
+	if (cq2)
+		ibv_destroy_cq(cq2);
+	if (e2.mr)
+		ibv_dereg_mr(e2.mr);
+	if (e2.pd)
+		ibv_dealloc_pd(e2.pd);
+	if (e2.ctx)
+		ibv_close_device(e2.ctx);
+}
+
 int main(void)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
@@ -412,6 +459,7 @@ int main(void)
 	check_cq_overrun(&e);
 	check_dead_peer(&e);
 	check_loopback(&e);
+	check_two_contexts(&e, list[0]);
 	ibv_dereg_mr(e.mr);
 	ibv_dealloc_pd(e.pd);
 	ibv_close_device(e.ctx);
