@@ -644,7 +644,13 @@ int sr_pmd_config_claim_node(const char *run_dir, int *lock_fd)
 int sr_pmd_config_load(struct sr_pmd_config *cfg, int *lock_fd, char *err,
 		       size_t errlen)
 {
-	const char *path = getenv("SROCE_CONFIG");
+	return sr_pmd_config_load_path(cfg, getenv("SROCE_CONFIG"), lock_fd,
+				       err, errlen);
+}
+
+int sr_pmd_config_load_path(struct sr_pmd_config *cfg, const char *path,
+			    int *lock_fd, char *err, size_t errlen)
+{
 	const char *node_env = getenv("SROCE_NODE");
 	const char *run_env = getenv("SROCE_RUN_DIR");
 	int rc, node;

@@ -103,6 +103,13 @@ int sr_pmd_config_load(struct sr_pmd_config *cfg, int *lock_fd, char *err,
 		       size_t errlen);
 
 /*
+ * The same from the file at path instead of SROCE_CONFIG (NULL or "": the
+ * default link), for a consumer with several devices, one file each.
+ */
+int sr_pmd_config_load_path(struct sr_pmd_config *cfg, const char *path,
+			    int *lock_fd, char *err, size_t errlen);
+
+/*
  * A net_memif port carries each frame in one buffer of bsize bytes; longer
  * frames would be chained over several descriptors, which DPDK 22.11's
  * memif corrupts under load (its rings replay stale descriptors).  So for

@@ -25,8 +25,6 @@
 static struct sr_ibv_dev sr_devs[SR_IBV_DEV_MAX];
 static unsigned int sr_ndevs;
 static pthread_once_t sr_devs_once = PTHREAD_ONCE_INIT;
-/* Serialises the SROCE_CONFIG swap of sr_ibv_cfg_load (several devices). */
-static pthread_mutex_t sr_env_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void sr_ibv_dev_init(struct sr_ibv_dev *d, unsigned int index,
 			    const char *path, size_t pathlen)
@@ -136,28 +134,15 @@ __be64 ibv_get_device_guid(struct ibv_device *device)
 
 /* ---- runtime ---- */
 
-/*
- * Load the device's configuration.  pmd/ reads SROCE_CONFIG itself; with
- * several devices it is pointed at this device's file for the call.
- * WORKAROUND until pmd/ offers a load from a given path.
- */
+/* Load the device's configuration: its own file when there are several. */
 static int sr_ibv_cfg_load(struct sr_ibv_dev *d, char *err, size_t errlen)
 {
 	struct sr_ibv_rt *rt = &d->rt;
-	char *saved = NULL;
-	int rc;
 
 	if (sr_ndevs <= 1)
 		return sr_pmd_config_load(&rt->cfg, &rt->lock_fd, err, errlen);
-	pthread_mutex_lock(&sr_env_lock);
-	saved = strdup(getenv("SROCE_CONFIG"));
-	setenv("SROCE_CONFIG", d->config_path, 1);
-	rc = sr_pmd_config_load(&rt->cfg, &rt->lock_fd, err, errlen);
-	if (saved)
-		setenv("SROCE_CONFIG", saved, 1);
-	pthread_mutex_unlock(&sr_env_lock);
-	free(saved);
-	return rc;
+	return sr_pmd_config_load_path(&rt->cfg, d->config_path, &rt->lock_fd,
+				       err, errlen);
 }
 
 static int sr_ibv_dev_poll(void *arg)
