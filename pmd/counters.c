@@ -4,6 +4,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +61,27 @@ static void sr_stats_header(struct sr_stats_shm *s, int pid, uint16_t port)
 	__atomic_store_n(&s->magic, SR_STATS_MAGIC, __ATOMIC_RELEASE);
 }
 
+unsigned int sr_stats_prune(const char *dir)
+{
+	char pattern[PATH_MAX];
+	unsigned int n = 0;
+	glob_t g;
+
+	if (snprintf(pattern, sizeof(pattern), "%s/sroce-*-*.stats", dir) >=
+	    (int)sizeof(pattern) || glob(pattern, 0, NULL, &g) != 0)
+		return 0;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *base = strrchr(g.gl_pathv[i], '/');
+		long pid = strtol(base ? base + 7 : "", NULL, 10);
+
+		if (pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH &&
+		    unlink(g.gl_pathv[i]) == 0)
+			n++;
+	}
+	globfree(&g);
+	return n;
+}
+
 struct sr_stats_shm *sr_stats_create(const char *dir, int pid,
 				     uint16_t port, char *path)
 {
@@ -74,6 +97,7 @@ struct sr_stats_shm *sr_stats_create(const char *dir, int pid,
 		sr_stats_header(s, pid, port);
 		return s;
 	}
+	sr_stats_prune(dir);
 	if (snprintf(path, PATH_MAX, "%s/sroce-%d-%u.stats", dir, pid,
 		     port) >= PATH_MAX) {
 		path[0] = '\0';

@@ -179,10 +179,18 @@ static inline void sr_stats_qp_add(struct sr_stats_qp *q, unsigned int id,
 /*
  * Create the file <dir>/sroce-<pid>-<port>.stats (path written to path,
  * PATH_MAX bytes) and map it; with dir NULL or "" the block is private
- * memory and path is "".  Returns the block or NULL (errno set).
+ * memory and path is "".  Files left in dir by processes that no longer
+ * exist are removed first (sr_stats_prune).  Returns the block or NULL
+ * (errno set).
  */
 struct sr_stats_shm *sr_stats_create(const char *dir, int pid,
 				     uint16_t port, char *path);
+
+/*
+ * Remove <dir>/sroce-<pid>-*.stats files whose process is gone (a killed
+ * device never unlinked its file).  Returns how many were removed.
+ */
+unsigned int sr_stats_prune(const char *dir);
 
 /* Unmap, and unlink path when it is not "".  Accepts NULL. */
 void sr_stats_destroy(struct sr_stats_shm *s, const char *path);

@@ -29,6 +29,30 @@ START_TEST(test_names_unique)
 }
 END_TEST
 
+/* Files of processes that are gone are removed; live ones stay. */
+START_TEST(test_prune)
+{
+	char dir[] = "/tmp/sroce-prune-XXXXXX", path[PATH_MAX];
+	struct sr_stats_shm *live;
+	char dead[PATH_MAX];
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	/* pid_max is at most 2^22: this pid cannot exist. */
+	snprintf(dead, sizeof(dead), "%s/sroce-%d-0.stats", dir, 9999999);
+	f = fopen(dead, "w");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	live = sr_stats_create(dir, (int)getpid(), 0, path);
+	ck_assert_ptr_nonnull(live);
+	ck_assert_int_ne(access(dead, F_OK), 0);
+	ck_assert_int_eq(access(path, F_OK), 0);
+	ck_assert_uint_eq(sr_stats_prune(dir), 0);
+	sr_stats_destroy(live, path);
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_shm_file)
 {
 	char dir[] = "/tmp/sroce-stats-XXXXXX", path[PATH_MAX];
@@ -147,6 +171,7 @@ static Suite *counters_suite(void)
 
 	tcase_add_test(tc, test_names_unique);
 	tcase_add_test(tc, test_shm_file);
+	tcase_add_test(tc, test_prune);
 	tcase_add_test(tc, test_shm_private);
 	tcase_add_test(tc, test_capture_read_back);
 	suite_add_tcase(s, tc);
