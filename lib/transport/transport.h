@@ -28,8 +28,14 @@
 
 /* Packets a requester sends before asking for an ACK even mid-message. */
 #define SR_ACKREQ_EVERY   64
-/* PSNs a requester may have unacknowledged before it waits. */
-#define SR_MAX_UNACKED    1024
+/*
+ * PSNs a requester may have unacknowledged before it waits: as many as
+ * rxe's requester (RXE_MAX_UNACKED_PSNS).  A slow peer (rxe in a TCG guest
+ * takes ~8 k packets/s) must absorb the window within one ACK timeout, or
+ * every timeout queues the whole window again behind it (1024 ended a
+ * 1 MiB ib_send_lat in RETRY_EXC; README, interoperability).
+ */
+#define SR_MAX_UNACKED    128
 
 /* Requester: send up to budget packets.  Returns packets sent. */
 unsigned int sr_req_run(struct sr_qp *qp, unsigned int budget);

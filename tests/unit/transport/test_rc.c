@@ -7,7 +7,9 @@
 
 #include "harness.h"
 #include "sr_check.h"
+#include "transport/transport.h"
 #include "wire/parse.h"
+#include "wire/psn.h"
 
 static void fill(uint8_t *p, uint32_t n, uint32_t seed)
 {
@@ -312,6 +314,84 @@ START_TEST(test_wire_format)
 }
 END_TEST
 
+/*
+ * Interop with rxe: a requester has at most SR_MAX_UNACKED PSNs without an
+ * ACK, no more than rxe's own requester (RXE_MAX_UNACKED_PSNS, 128).  With
+ * 1024 in flight, a 1 MiB SEND to rxe in a TCG guest (~8 k packets/s) took
+ * longer than one ACK timeout to absorb; every timeout sent the whole
+ * window again behind it, and ib_send_lat -s 1048576 ended in RETRY_EXC.
+ */
+enum { RXE_MAX_UNACKED_PSNS = 128 };
+
+struct window_log {
+	uint32_t psn0;            /* the requester's first PSN */
+	uint32_t acked;           /* last PSN an ACK let through covered */
+	bool have_ack;
+	bool swallow_acks;
+	uint32_t sent;            /* request packets */
+	int32_t max_ahead;        /* most PSNs sent past the last ACK */
+};
+
+static bool window_tap(void *ctx, int from, uint8_t *frame, uint32_t *len)
+{
+	struct window_log *l = ctx;
+	struct sr_pkt pkt;
+	uint32_t psn;
+
+	ck_assert_int_eq(sr_parse_eth(frame, *len, 0, &pkt), SR_PARSE_OK);
+	psn = sr_bth_psn(sr_pkt_bth(&pkt));
+	if (from == 0) {
+		uint32_t base = l->have_ack ? sr_psn_add(l->acked, 1) : l->psn0;
+		int32_t ahead = sr_psn_diff(psn, base) + 1;
+
+		l->sent++;
+		if (ahead > l->max_ahead)
+			l->max_ahead = ahead;
+		return true;
+	}
+	if (pkt.opcode != SR_OPCODE(RC, ACKNOWLEDGE) || l->swallow_acks)
+		return !l->swallow_acks;
+	if (!l->have_ack || sr_psn_before(l->acked, psn))
+		l->acked = psn;
+	l->have_ack = true;
+	return true;
+}
+
+START_TEST(test_unacked_window)
+{
+	const uint32_t len = 1u << 20;     /* 1024 packets at path MTU 1024 */
+	struct window_log l = { 0 };
+	struct h_pair p;
+	struct h_opts o;
+	struct sr_wc wc;
+
+	h_default_opts(&o, SR_QPT_RC);
+	o.buflen = len;
+	h_pair_init(&p, &o);
+	l.psn0 = o.psn0;
+	l.swallow_acks = true;
+	sim_set_tap(p.net, window_tap, &l);
+	ck_assert_int_eq(h_post_recv(&p, 1, 1, 0, len), 0);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 2, 0, len, 0,
+				     SR_SEND_SIGNALED), 0);
+	/* no ACK comes back: the requester stops at the window */
+	for (int i = 0; i < 100000 && sim_step_frames(p.net); i++)
+		;
+	ck_assert_uint_eq(l.sent, SR_MAX_UNACKED);
+	ck_assert_uint_le(l.sent, RXE_MAX_UNACKED_PSNS);
+	/* ACKs come back (after a timeout): never more than the window out */
+	l.swallow_acks = false;
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 10000000), 1);
+	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[1].rcq, &wc, 1, 10000000), 1);
+	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
+	ck_assert_uint_eq(wc.byte_len, len);
+	ck_assert_int_le(l.max_ahead, RXE_MAX_UNACKED_PSNS);
+	ck_assert_uint_ge(l.sent, len / 1024);
+	h_pair_fini(&p);
+}
+END_TEST
+
 static Suite *rc_suite(void)
 {
 	Suite *s = suite_create("transport_rc");
@@ -324,6 +404,7 @@ static Suite *rc_suite(void)
 	tcase_add_test(tc, test_rnr_then_recv);
 	tcase_add_test(tc, test_rnr_retry_exhausted);
 	tcase_add_test(tc, test_wire_format);
+	tcase_add_test(tc, test_unacked_window);
 	suite_add_tcase(s, tc);
 	return s;
 }
