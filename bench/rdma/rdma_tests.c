@@ -9,7 +9,8 @@
  *           most), one in `cq_mod` signaled.  Gbit/s of payload, messages
  *           per second, and CPU nanoseconds per data packet of each node
  *           (process CPU time / requester data packets: both nodes poll,
- *           so this is the packet's whole cost at the busier side).
+ *           so this is the packet's whole cost at the busier side), and
+ *           the requester's go-back-N restarts (sequence NAKs, timeouts).
  *   lat     WRITE and SEND ping-pong (half the round trip, as perftest's
  *           ib_write_lat / ib_send_lat report) and READ (the whole READ,
  *           as ib_read_lat); median and p99 of lat_iters.
@@ -55,6 +56,15 @@ static void rb_counters(struct rb *b, uint64_t *rx, uint64_t *tx)
 	sr_dev_counters(sr_node_dev(b->node), c);
 	*rx = c[SR_CNT_RX_PKTS];
 	*tx = c[SR_CNT_TX_PKTS];
+}
+
+/* Go-back-N restarts of this node's requesters: NAKs and timeouts. */
+static uint64_t rb_retries(struct rb *b)
+{
+	uint64_t c[SR_CNT_MAX];
+
+	sr_dev_counters(sr_node_dev(b->node), c);
+	return c[SR_CNT_RETRY] + c[SR_CNT_RNR_RETRY];
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -229,7 +239,7 @@ static int rb_end(struct rb *b, struct rb_report *rep)
 
 struct rb_bw {
 	double gbps, mmps, ns_pkt[2];
-	uint64_t pkts;
+	uint64_t pkts, retries;
 };
 
 static const char *op_name(enum sr_wr_opcode op)
@@ -289,6 +299,7 @@ static int rb_bw_run(struct rb *b, enum sr_wr_opcode op, uint32_t size,
 		return -1;
 	cpu0 = rb_cpu_ns();
 	rb_counters(b, &rx0, &tx0);
+	out->retries = rb_retries(b);
 	t0 = last = sr_node_now_ns(b->node);
 	end = t0 + (uint64_t)(b->seconds * 1e9);
 	for (uint32_t round = 0;; round++) {
@@ -339,6 +350,7 @@ static int rb_bw_run(struct rb *b, enum sr_wr_opcode op, uint32_t size,
 	uint64_t cpu = rb_cpu_ns() - cpu0;
 
 	rb_counters(b, &rx1, &tx1);
+	out->retries = rb_retries(b) - out->retries;
 	if (rb_end(b, &rep))
 		return -1;
 	double sec = (double)(last - t0) / 1e9;
@@ -561,8 +573,8 @@ static int rb_bw_tests(struct rb *b)
 	int ns = parse_list(b->sizes, size, RB_MAX_SIZES);
 	int nq = parse_list(b->qps, qps, RB_MAX_QP);
 
-	printf("%-6s %8s %4s %10s %10s %12s %12s\n", "op", "size", "QPs",
-	       "Gbit/s", "Mmsg/s", "ns/pkt n0", "ns/pkt n1");
+	printf("%-6s %8s %4s %10s %10s %12s %12s %8s\n", "op", "size", "QPs",
+	       "Gbit/s", "Mmsg/s", "ns/pkt n0", "ns/pkt n1", "retries");
 	for (int o = 0; o < 3; o++) {
 		if (!wanted(b->ops, names[o]))
 			continue;
@@ -583,18 +595,20 @@ static int rb_bw_tests(struct rb *b)
 						best = r;
 				}
 				qsort(all, b->repeat, sizeof(all[0]), cmp_double);
-				printf("%-6s %8u %4u %10.3f %10.3f %12.1f %12.1f\n",
+				printf("%-6s %8u %4u %10.3f %10.3f %12.1f %12.1f %8llu\n",
 				       op_name(ops[o]), size[s], qps[q], best.gbps,
-				       best.mmps, best.ns_pkt[0], best.ns_pkt[1]);
+				       best.mmps, best.ns_pkt[0], best.ns_pkt[1],
+				       (unsigned long long)best.retries);
 				printf("{\"bench\":\"sroce\",\"test\":\"bw\",\"mode\":\"%s\","
 				       "\"op\":\"%s\",\"size\":%u,\"qps\":%u,\"gbps\":%.4f,"
 				       "\"mmps\":%.4f,\"gbps_median\":%.4f,\"repeat\":%u,"
 				       "\"pkts\":%llu,\"ns_pkt_n0\":%.1f,"
-				       "\"ns_pkt_n1\":%.1f,\"load\":%.2f}\n",
+				       "\"ns_pkt_n1\":%.1f,\"retries\":%llu,\"load\":%.2f}\n",
 				       b->mode, op_name(ops[o]), size[s], qps[q], best.gbps,
 				       best.mmps, all[b->repeat / 2], b->repeat,
 				       (unsigned long long)best.pkts, best.ns_pkt[0],
-				       best.ns_pkt[1], load_avg());
+				       best.ns_pkt[1], (unsigned long long)best.retries,
+				       load_avg());
 				fflush(stdout);
 			}
 	}

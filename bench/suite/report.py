@@ -226,7 +226,8 @@ def main():
                 mode="inline")
     plat_d = find(recs, source="perftest", test="lat", op="WRITE", size=64,
                   mode="dedicated")
-    nlat = find(recs, source="sroce", test="lat", op="WRITE", size=64)
+    nlat = find(recs, source="sroce", test="lat", mode="inline", op="WRITE",
+                size=64)
     fr = find(recs, source="lib", test="frmr", npages=1)
     goals = []
     if w64k and ref_gbps:
@@ -297,7 +298,7 @@ def main():
     rows = []
     for op in ("WRITE", "READ", "SEND"):
         for s in (64, 4096):
-            r = find(recs, source="sroce", test="lat", op=op, size=s)
+            r = find(recs, source="sroce", test="lat", mode="inline", op=op, size=s)
             p = find(recs, source="perftest", test="lat", op=op, size=s,
                      mode="inline")
             rows.append([op, s, fmt(r and r["median_us"]), fmt(r and r["p99_us"]),
@@ -312,7 +313,7 @@ def main():
     # Atomics and FRMR.
     rows = []
     for op in ("FETCH_ADD", "CMP_SWAP"):
-        r = find(recs, source="sroce", test="atomic", op=op)
+        r = find(recs, source="sroce", test="atomic", mode="inline", op=op)
         p = find(recs, source="perftest", test="atomic", op=op)
         rows.append([op, fmt(r and r["mops"], 3),
                      fmt(r and r.get("ratio_mops_to_link_64"), 3),
@@ -322,7 +323,7 @@ def main():
     rows = []
     for n in (1, 16, 256):
         lib = find(recs, source="lib", test="frmr", npages=n)
-        wr = find(recs, source="sroce", test="frmr_wr", npages=n)
+        wr = find(recs, source="sroce", test="frmr_wr", mode="inline", npages=n)
         rows.append([n, fmt(lib and lib["mpairs"]), fmt(wr and wr["mpairs"])])
     txt.append("\nFRMR fast-register + invalidate pairs (M/s, one core)\n")
     txt.append(table(["pages", "lib/mr direct", "work requests via the QP"], rows))
