@@ -1,0 +1,954 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""interop.py - sroce against the Linux kernel's Soft-RoCE (rdma_rxe).
+
+Suite 'interop'.  Debian's unmodified RDMA programs (ibverbs-utils,
+perftest) run on the host with the drop-in libibverbs (LD_LIBRARY_PATH =
+<build>/verbs-shim) on a DPDK net_af_packet port on the rxe-vm lab's veth
+rxehost0, against the same programs on rdma_rxe in a QEMU guest
+(../shared/rxe-vm).  Every scenario is captured on the lab bridge and the
+capture must pass sroce-pcap (ICRC, well-formed) and tshark (no malformed
+RoCE frame).  One line per scenario: PASS/FAIL, what ran, the figures.
+
+  interop.py --build DIR [--out DIR] [--group G ...] [--only REGEX] [--list]
+             [--keep]
+  interop.py --build DIR --down          stop the guest, delete the namespace
+  interop.py --table RESULTS...          result files as a Markdown table
+
+Lab handling: build.sh runs when its artifacts are missing, the lab network
+comes up in the mode a group needs (kernel-assisted 'net-up' or pure
+'net-up --no-host-ip'), guest 1 boots with rdma_rxe when it is not running.
+The guest is left running (the last meson test, interop_lab_down, stops it).
+
+Everything stays inside the lab's namespace (rxelab): the host side runs
+under 'ip netns exec rxelab'.  A failing scenario keeps its folder
+(<out>/<scenario>/: bridge.pcap, sroce.pcap, sroce.out, rxe.out,
+sroce.stats, checks.txt); a passing one keeps its outputs only (--keep:
+the captures too).
+"""
+import argparse
+import glob
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+NS = os.environ.get('RXEVM_NETNS', 'rxelab')
+RXEVM_DIR = os.environ.get('RXEVM_DIR', '/var/tmp/rxe-vm')
+HOST_IP = '10.77.0.100'         # sroce's address on rxehost0 (both modes)
+HOST_MAC = '02:00:0a:4d:00:64'
+HOST_IP6 = 'fe80::aff:fe4d:64'  # sroce's link-local GID 0 (from the MAC)
+BRIDGE_IP = '10.77.0.1'         # the namespace kernel's TCP address, pure mode
+GUEST = 1
+GUEST_IP = '10.77.0.11'
+GUEST_MAC = '52:54:00:4d:00:11'
+OOB_PORT = 18515
+SNAPLEN = 2048                  # the lab's MTU is 1500: no frame is cut
+MAX_CHECKED_CAPTURE = 100 << 20  # a scenario moves ~10 MB at most
+
+# tshark heuristics on InfiniBand payloads that are not RoCE: each would
+# take arbitrary SEND/WRITE payloads for its own protocol (RPC-over-RDMA,
+# SDP, iSER, ...; eth_over_ib reads any payload whose first bytes look like
+# an EtherType and two zero bytes as an encapsulated frame) and call them
+# malformed.
+TSHARK_NOT_ROCE_HEURISTICS = ['rpcrdma_infiniband', 'sdp_infiniband',
+                              'iser_infiniband', 'lnet_ib',
+                              'smb_direct_infiniband', 'smcr_infiniband',
+                              'mellanox_eoib', 'eth_over_ib', 'fc_infiniband']
+
+KiB = 1024
+MiB = 1024 * KiB
+SIZES = [2, 64, KiB, KiB + 1, 4 * KiB, MiB]   # 1 KiB = one path MTU
+UD_SIZES = [2, 64, KiB]                        # a UD message is one packet
+
+
+def size_text(s):
+    if s >= MiB and s % MiB == 0:
+        return '%d MiB' % (s // MiB)
+    if s >= KiB and s % KiB == 0:
+        return '%d KiB' % (s // KiB)
+    return '%d B' % s
+
+
+# ------------------------------------------------------------- scenarios
+#
+# A scenario: one program run on both sides, sroce in one role.
+#   group   meson test that runs it        prog    the program (both sides)
+#   args    its arguments (both sides)     role    sroce's role: server|client
+#   kind    pingpong | bw | lat            mode    lab mode: kernel | pure
+#   faults  sroce fault rules              expect  extra checks (see check_*)
+
+def perftest_iters(kind, size):
+    """Budget: each run moves at most ~8 k frames (rxe under TCG ~8 k/s)."""
+    if size >= MiB:
+        return 5 if kind == 'lat' else 8
+    if kind == 'lat':
+        return 100
+    return 200
+
+
+def reads_args(prog):
+    """perftest 4.5 sets max_rd_atomic to the PEER's outstanding reads
+    (rxe: 128, sroce: 16) and fails 'modify QP to RTS' when that exceeds
+    the local device's max_qp_rd_atom (any two devices that differ; newer
+    perftest negotiates): both sides ask for sroce's 16."""
+    return ['-o', '16'] if prog in ('ib_read_bw', 'ib_read_lat',
+                                    'ib_atomic_bw') else []
+
+
+def scenarios():
+    out = []
+
+    def add(group, name, prog, args, kind, roles=('server', 'client'),
+            mode='kernel', faults=(), expect=(), timeout=120):
+        for role in roles:
+            out.append(dict(group=group, name='%s/%s' % (name, role),
+                            prog=prog, args=list(args), kind=kind,
+                            role=role, mode=mode, faults=list(faults),
+                            expect=list(expect), timeout=timeout,
+                            what=name))
+
+    # ibv_*_pingpong, -c: verify the received buffers.
+    for prog, size in (('ibv_rc_pingpong', 4096), ('ibv_ud_pingpong', 1024)):
+        add('pingpong', '%s-%s' % (prog[4:], size_text(size).replace(' ', '')),
+            prog, ['-g', '1', '-c', '-n', '50', '-s', str(size)], 'pingpong')
+
+    # perftest over RC, every size.
+    rc_progs = [('ib_write_bw', 'bw'), ('ib_read_bw', 'bw'),
+                ('ib_send_bw', 'bw'), ('ib_write_lat', 'lat'),
+                ('ib_read_lat', 'lat'), ('ib_send_lat', 'lat')]
+    for prog, kind in rc_progs:
+        for size in SIZES:
+            n = perftest_iters(kind, size)
+            add('rc', 'rc-%s-%s' % (prog[3:], size_text(size).replace(' ', '')),
+                prog, ['-x', '1', '-F', '-c', 'RC', '-s', str(size),
+                       '-n', str(n)] + reads_args(prog), kind,
+                timeout=180 if size >= MiB else 90)
+    for op, short in (('FETCH_AND_ADD', 'fadd'), ('CMP_AND_SWAP', 'cswap')):
+        add('rc', 'rc-atomic_bw-%s' % short, 'ib_atomic_bw',
+            ['-x', '1', '-F', '-A', op, '-n', '200'] + reads_args('ib_atomic_bw'),
+            'bw')
+
+    # UC and UD (RDMA WRITE does not exist on UD).
+    for prog in ('ib_write_bw', 'ib_send_bw'):
+        for size in SIZES:
+            # A 1 MiB UC SEND from sroce is 1024 frames at wire speed: all
+            # reach the bridge, the TCG guest drops some, UC drops the
+            # message and rxe's perftest waits forever.  Not from sroce.
+            roles = ('server',) if prog == 'ib_send_bw' and size >= MiB \
+                else ('server', 'client')
+            add('uc_ud', 'uc-%s-%s' % (prog[3:], size_text(size).replace(' ', '')),
+                prog, ['-x', '1', '-F', '-c', 'UC', '-s', str(size),
+                       '-n', str(perftest_iters('bw', size))], 'bw',
+                roles=roles, timeout=180 if size >= MiB else 90)
+    for size in UD_SIZES:
+        add('uc_ud', 'ud-send_bw-%s' % size_text(size).replace(' ', ''),
+            'ib_send_bw', ['-x', '1', '-F', '-c', 'UD', '-s', str(size),
+                           '-n', '100'], 'bw')
+
+    # RoCEv2 over the IPv6 link-local GID (GID 0 on both sides).
+    add('gid6', 'gid6-rc_pingpong', 'ibv_rc_pingpong',
+        ['-g', '0', '-c', '-n', '50', '-s', '4096'], 'pingpong')
+    add('gid6', 'gid6-ud_pingpong', 'ibv_ud_pingpong',
+        ['-g', '0', '-c', '-n', '50', '-s', '1024'], 'pingpong')
+    for prog in ('ib_write_bw', 'ib_read_bw', 'ib_send_bw'):
+        add('gid6', 'gid6-%s-4KiB' % prog[3:], prog,
+            ['-x', '0', '-F', '-s', '4096', '-n', '200'] + reads_args(prog), 'bw')
+    add('gid6', 'gid6-atomic_bw-fadd', 'ib_atomic_bw',
+        ['-x', '0', '-F', '-A', 'FETCH_AND_ADD', '-n', '200'] +
+        reads_args('ib_atomic_bw'), 'bw')
+    add('gid6', 'gid6-send_lat-64B', 'ib_send_lat',
+        ['-x', '0', '-F', '-s', '64', '-n', '100'], 'lat')
+
+    # Recovery: sroce drops, or corrupts the ICRC of, 2 % of its frames.
+    for fault, short in (('tx drop prob=2%', 'drop2'),
+                         ('tx corrupt prob=2%', 'corrupt2')):
+        for prog in ('ib_write_bw', 'ib_read_bw', 'ib_send_bw'):
+            add('recovery', 'loss-%s-%s-64KiB' % (short, prog[3:]), prog,
+                ['-x', '1', '-F', '-s', str(64 * KiB), '-n', '40'] +
+                reads_args(prog), 'bw',
+                faults=[fault], expect=['retransmit'], timeout=240)
+
+    # A repeated atomic must be answered from the responder's memory of it.
+    add('recovery', 'loss-drop2-atomic_bw-fadd', 'ib_atomic_bw',
+        ['-x', '1', '-F', '-A', 'FETCH_AND_ADD', '-n', '400'] +
+        reads_args('ib_atomic_bw'), 'bw', faults=['tx drop prob=2%'],
+        expect=['retransmit'], timeout=240)
+
+    # ARP: the namespace's kernel does not own sroce's address; nobody has
+    # a static neighbour entry.  The guest's ARP cache is flushed first.
+    add('arp', 'arp-rc_pingpong', 'ibv_rc_pingpong',
+        ['-g', '1', '-c', '-n', '50', '-s', '4096'], 'pingpong',
+        mode='pure', expect=['arp'])
+    add('arp', 'arp-send_bw-4KiB', 'ib_send_bw',
+        ['-x', '1', '-F', '-s', '4096', '-n', '200'], 'bw',
+        mode='pure', expect=['arp'])
+    add('arp', 'arp-ud_pingpong', 'ibv_ud_pingpong',
+        ['-g', '1', '-c', '-n', '50', '-s', '1024'], 'pingpong',
+        mode='pure', expect=['arp'])
+    return out
+
+
+# ------------------------------------------------------------- the lab
+
+def run(cmd, timeout=None, check=False, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, timeout=timeout,
+                          check=check, **kw)
+
+
+class Lab:
+    def __init__(self, rxevm):
+        self.rxevm = rxevm
+        self.jobs = os.path.join(RXEVM_DIR, 'run', 'g%d' % GUEST, 'share',
+                                 'jobs')
+
+    def vm(self, *args, timeout=120):
+        return run([self.rxevm] + list(args), timeout=timeout)
+
+    def ns(self, *args, timeout=30):
+        return run(['ip', 'netns', 'exec', NS] + list(args), timeout=timeout)
+
+    def ensure_built(self):
+        if all(os.path.exists(os.path.join(RXEVM_DIR, f))
+               for f in ('vmlinux', 'rootfs.ext4')):
+            return
+        build = os.path.join(os.path.dirname(self.rxevm), 'build.sh')
+        log('lab: building the rxe-vm images (%s), a few minutes' % build)
+        r = run([build], timeout=1800)
+        if r.returncode != 0:
+            raise LabError('build.sh failed:\n' + r.stdout[-3000:])
+
+    def mode(self):
+        r = run(['ip', 'netns', 'list'])
+        if not re.search(r'^%s\b' % NS, r.stdout, re.M):
+            return None
+        r = self.ns('ip', '-4', '-o', 'addr', 'show', 'dev', 'rxehost0')
+        return 'kernel' if HOST_IP in r.stdout else 'pure'
+
+    def ensure_net(self, mode):
+        if self.mode() != mode:
+            args = ['net-up'] + (['--no-host-ip'] if mode == 'pure' else [])
+            r = self.vm(*args)
+            if r.returncode != 0:
+                raise LabError('rxe-vm %s failed:\n%s' % (' '.join(args), r.stdout))
+        # LAB WORKAROUND: with arp_ignore=0 (the default) the namespace's
+        # kernel also answers ARP for 10.77.0.100 on the bridge, with the
+        # bridge's MAC; a guest that takes that answer sends its RoCEv2
+        # frames to the bridge, where nobody reads them.  arp_ignore=1:
+        # answer only on the interface that owns the address.
+        self.ns('sysctl', '-qw', 'net.ipv4.conf.all.arp_ignore=1')
+
+    def guest_running(self):
+        pidf = os.path.join(RXEVM_DIR, 'run', 'g%d' % GUEST, 'qemu.pid')
+        try:
+            with open(pidf) as f:
+                os.kill(int(f.read().strip()), 0)
+            return True
+        except (OSError, ValueError):
+            return False
+
+    def ensure_guest(self):
+        if self.guest_running():
+            return
+        r = self.vm('start', str(GUEST), '--rxe', timeout=180)
+        if r.returncode != 0:
+            raise LabError('guest start failed:\n' + r.stdout)
+        log('lab: ' + r.stdout.strip().splitlines()[-1])
+
+    def setup(self, mode):
+        self.ensure_built()
+        self.ensure_net(mode)
+        self.ensure_guest()
+
+    def revive(self):
+        """A guest whose agent no longer answers is restarted."""
+        rc, out = self.exec('true', timeout=20)
+        if rc == 0:
+            return
+        log('lab: guest %d does not answer (%s): restarting it' % (GUEST, out.strip()))
+        self.vm('stop', str(GUEST), timeout=120)
+        self.ensure_guest()
+
+    def down(self):
+        return self.vm('net-down', timeout=180)
+
+    # jobs in the guest
+    def bg(self, shell):
+        r = self.vm('bg', str(GUEST), '--', shell)
+        if r.returncode != 0:
+            raise LabError('rxe-vm bg failed: ' + r.stdout)
+        return r.stdout.strip()
+
+    def job_rc(self, jid):
+        try:
+            with open(os.path.join(self.jobs, jid + '.rc')) as f:
+                return int(f.read().strip() or '255')
+        except (OSError, ValueError):
+            return None
+
+    def job_out(self, jid):
+        try:
+            with open(os.path.join(self.jobs, jid + '.out'),
+                      errors='replace') as f:
+                return f.read()
+        except OSError:
+            return ''
+
+    def job_kill(self, jid):
+        self.vm('kill', str(GUEST), jid)
+
+    def exec(self, shell, timeout=60):
+        r = self.vm('exec', str(GUEST), '-t', str(timeout), '--', shell,
+                    timeout=timeout + 30)
+        return r.returncode, r.stdout
+
+    # Capture on the bridge: every frame between sroce and the guest.  Not
+    # 'rxe-vm capture' (tcpdump -U: a write per frame, 16 MiB ring): that
+    # loses frames of a 1 MiB burst.  A 128 MiB ring, buffered writes, and
+    # immediate mode (else the last block waits a second for its timeout);
+    # immediate mode retires a ring block per frame, so the snap length
+    # (the lab's frames are at most 1518 bytes) keeps blocks small and many.
+    def capture_start(self, path):
+        err = open(path + '.log', 'w+')
+        p = subprocess.Popen(['ip', 'netns', 'exec', NS, 'tcpdump', '-Z', 'root',
+                              '-i', 'rxebr0', '-s', str(SNAPLEN), '-B', '131072', '-n',
+                              '--immediate-mode',
+                              '-w', path, 'udp port 4791 or tcp port %d or arp or '
+                              'icmp or icmp6' % OOB_PORT],
+                             stdout=subprocess.DEVNULL, stderr=err,
+                             start_new_session=True)
+        for _ in range(100):
+            err.seek(0)
+            if 'listening on' in err.read() or p.poll() is not None:
+                break
+            time.sleep(0.05)
+        return p, err
+
+    def capture_stop(self, cap):
+        p, err = cap
+        time.sleep(0.2)      # the last frames through the bridge
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGINT)
+            try:
+                p.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+        err.seek(0)
+        text = err.read()
+        err.close()
+        os.unlink(err.name)
+        n = {}
+        for what in ('captured', 'received by filter', 'dropped by kernel'):
+            m = re.search(r'(\d+) packets %s' % what, text)
+            n[what] = int(m.group(1)) if m else None
+        # frames the kernel took but tcpdump never wrote count as lost too
+        lost = None
+        if None not in n.values():
+            lost = n['dropped by kernel'] + n['received by filter'] - n['captured']
+        return ' '.join(l for l in text.splitlines() if 'packets' in l), lost
+
+    def rxe_counters(self):
+        rc, out = self.exec('rdma statistic show link rxe0/1')
+        toks = out.split()
+        c = {}
+        for i in range(len(toks) - 1):
+            if re.fullmatch(r'[a-z_]+', toks[i]) and toks[i + 1].isdigit():
+                c[toks[i]] = int(toks[i + 1])
+        return c
+
+
+class LabError(Exception):
+    pass
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+# ------------------------------------------------------------- one scenario
+
+class Scenario:
+    def __init__(self, sc, lab, tools, out):
+        self.sc = sc
+        self.lab = lab
+        self.tools = tools
+        self.dir = os.path.join(out, sc['name'].replace('/', '.'))
+        self.problems = []
+        self.notes = []
+
+    def path(self, f):
+        return os.path.join(self.dir, f)
+
+    def write_config(self):
+        lines = ['# written by tests/interop/interop.py',
+                 # the default ring (512 frames) overflows while sroce
+                 # waits for a core on a busy machine: a 1 MiB message
+                 # lost frames before sroce saw them
+                 'port = net_af_packet0,iface=rxehost0,framecnt=4096',
+                 'mac = ' + HOST_MAC,
+                 'ipv4 = %s/24' % HOST_IP,
+                 'mtu = 1500',
+                 'capture = ' + self.path('sroce.pcap'),
+                 'stats_dir = ' + self.dir]
+        lines += ['fault = ' + f for f in self.sc['faults']]
+        with open(self.path('sroce.conf'), 'w') as f:
+            f.write('\n'.join(lines) + '\n')
+
+    def sroce_start(self, host):
+        sc = self.sc
+        env = dict(os.environ, SROCE_CONFIG=self.path('sroce.conf'),
+                   LD_LIBRARY_PATH=self.tools['shim'])
+        cmd = ['ip', 'netns', 'exec', NS, sc['prog'], '-d', 'sroce0'] + sc['args']
+        if host:
+            cmd.append(host)
+        self.sroce_out = open(self.path('sroce.out'), 'w')
+        self.sroce_out.write('$ SROCE_CONFIG=%s LD_LIBRARY_PATH=%s %s\n' %
+                             (env['SROCE_CONFIG'], env['LD_LIBRARY_PATH'],
+                              ' '.join(cmd)))
+        self.sroce_out.flush()
+        self.sroce = subprocess.Popen(cmd, env=env, stdout=self.sroce_out,
+                                      stderr=subprocess.STDOUT,
+                                      start_new_session=True)
+        self.stats_fd = None
+
+    def hold_stats(self):
+        """The device unlinks its stats file at close: keep it open."""
+        if self.stats_fd is None:
+            g = glob.glob(self.path('sroce-%d-*.stats' % self.sroce.pid))
+            if not g:
+                # ip netns exec execs the program: same pid, but be lenient
+                g = glob.glob(self.path('sroce-*-*.stats'))
+            if g:
+                try:
+                    self.stats_fd = open(g[0], 'rb')
+                except OSError:
+                    pass
+
+    def save_stats(self):
+        if self.stats_fd is None:
+            return None
+        self.stats_fd.seek(0)
+        data = self.stats_fd.read()
+        self.stats_fd.close()
+        with open(self.path('sroce.stats'), 'wb') as f:
+            f.write(data)
+        r = run([self.tools['stat'], '-f', self.path('sroce.stats')])
+        with open(self.path('sroce-stat.txt'), 'w') as f:
+            f.write(r.stdout)
+        c = {}
+        for line in r.stdout.splitlines():
+            m = re.match(r'\s+([a-z_0-9]+)\s+(\d+)$', line)
+            if m:
+                c[m.group(1)] = c.get(m.group(1), 0) + int(m.group(2))
+        return c
+
+    def sroce_listening(self):
+        r = self.lab.ns('ss', '-Hltn', 'sport = :%d' % OOB_PORT)
+        return r.stdout.strip() != ''
+
+    def guest_cmd(self, host):
+        sc = self.sc
+        t = sc['timeout']
+        cmd = '%s -d rxe0 %s' % (sc['prog'], ' '.join(sc['args']))
+        if host:
+            cmd += ' ' + host
+            return 'timeout -k 5 %d %s' % (t, cmd)
+        # a server: say when it listens, so that sroce connects only then
+        return ('timeout -k 5 %d %s & p=$!; i=0; while [ $i -lt 300 ] && '
+                '! ss -Hltn "sport = :%d" | grep -q .; do sleep 0.1; '
+                'i=$((i+1)); done; echo "@LISTENING"; wait $p' %
+                (t, cmd, OOB_PORT))
+
+    def run(self):
+        sc, lab = self.sc, self.lab
+        shutil.rmtree(self.dir, ignore_errors=True)
+        os.makedirs(self.dir)
+        self.write_config()
+        lab.setup(sc['mode'])
+        if 'arp' in sc['expect']:
+            lab.exec('ip neigh flush dev eth0')
+        before = lab.rxe_counters() if 'retransmit' in sc['expect'] else None
+        self.capture = lab.capture_start(self.path('bridge.pcap'))
+        t0 = time.monotonic()          # the programs' time, lab set-up apart
+        host_for_guest = HOST_IP if sc['mode'] == 'kernel' else BRIDGE_IP
+        deadline = time.monotonic() + sc['timeout'] + 30
+        jid = None
+        try:
+            if sc['role'] == 'server':
+                self.sroce_start(None)
+                while time.monotonic() < deadline and self.sroce.poll() is None:
+                    self.hold_stats()
+                    if self.sroce_listening():
+                        break
+                    time.sleep(0.1)
+                jid = lab.bg(self.guest_cmd(host_for_guest))
+            else:
+                jid = lab.bg(self.guest_cmd(None))
+                while time.monotonic() < deadline and lab.job_rc(jid) is None:
+                    if '@LISTENING' in lab.job_out(jid):
+                        break
+                    time.sleep(0.1)
+                self.sroce_start(GUEST_IP)
+            while time.monotonic() < deadline:
+                self.hold_stats()
+                if self.sroce.poll() is not None and lab.job_rc(jid) is not None:
+                    break
+                time.sleep(0.1)
+        finally:
+            self.finish(jid)
+        self.elapsed = time.monotonic() - t0
+        text, dropped = lab.capture_stop(self.capture)
+        with open(self.path('capture.txt'), 'w') as f:
+            f.write(text)
+        if dropped != 0:
+            self.problems.append('bridge capture incomplete: %s' % text.strip())
+        self.check_all(before)
+        return not self.problems
+
+    def finish(self, jid):
+        if getattr(self, 'sroce', None) is not None:
+            if self.sroce.poll() is None:
+                self.problems.append('sroce side still running at the deadline (killed)')
+                try:
+                    os.killpg(self.sroce.pid, signal.SIGTERM)
+                    self.sroce.wait(5)
+                except (OSError, subprocess.TimeoutExpired):
+                    os.killpg(self.sroce.pid, signal.SIGKILL)
+                    self.sroce.wait()
+            self.sroce_out.close()
+        if jid is not None:
+            if self.lab.job_rc(jid) is None:
+                self.problems.append('rxe side still running at the deadline (killed)')
+                self.lab.job_kill(jid)
+                for _ in range(50):
+                    if self.lab.job_rc(jid) is not None:
+                        break
+                    time.sleep(0.1)
+            with open(self.path('rxe.out'), 'w') as f:
+                f.write('$ (guest %d) %s\n' % (GUEST, self.guest_cmd(
+                    None if self.sc['role'] == 'client' else
+                    HOST_IP if self.sc['mode'] == 'kernel' else BRIDGE_IP)))
+                f.write(self.lab.job_out(jid))
+                f.write('\nexit %s\n' % self.lab.job_rc(jid))
+        self.jid = jid
+        self.sroce_counters = self.save_stats()
+
+    # ----------------------------------------------------------- checks
+    def check_all(self, before):
+        sc = self.sc
+        s_rc = self.sroce.returncode if getattr(self, 'sroce', None) else None
+        g_rc = self.lab.job_rc(self.jid) if self.jid else None
+        if s_rc != 0:
+            self.problems.append('sroce side exit %s' % s_rc)
+        if g_rc != 0:
+            self.problems.append('rxe side exit %s' % g_rc)
+        with open(self.path('sroce.out'), errors='replace') as f:
+            s_out = f.read()
+        g_out = self.lab.job_out(self.jid) if self.jid else ''
+        client_out = s_out if sc['role'] == 'client' else g_out
+        self.figures = self.parse_figures(client_out, s_out, g_out)
+        self.check_pcap()
+        if 'retransmit' in sc['expect']:
+            self.check_retransmit(before)
+        if 'arp' in sc['expect']:
+            self.check_arp()
+        if self.problems and g_rc is not None and g_rc != 0:
+            # a failed rxe process may leave a QP that retransmits forever
+            # (rxe treats retry_cnt 7 as infinite): make sure none is left
+            self.lab.exec('pkill -x %s; sleep 0.5; rdma res show qp' % sc['prog'])
+
+    def parse_figures(self, client_out, s_out, g_out):
+        sc = self.sc
+        if sc['kind'] == 'pingpong':
+            figs = []
+            for who, out in (('sroce', s_out), ('rxe', g_out)):
+                if not re.search(r'\d+ iters in [\d.]+ seconds', out):
+                    self.problems.append('%s side: no "iters in" line' % who)
+            m = re.search(r'(\d+) iters in [\d.]+ seconds = ([\d.]+) usec/iter',
+                          client_out)
+            if m:
+                figs.append('%s iters, %.0f us/iter' % (m.group(1), float(m.group(2))))
+            return ', '.join(figs)
+        rows = re.findall(r'^\s*(\d+)\s+(\d+)\s+([\d.]+|inf)\s+([\d.]+|inf)\s+'
+                          r'([\d.]+|inf)(?:\s+([\d.]+|inf))?.*$', client_out, re.M)
+        if not rows:
+            self.problems.append('perftest client printed no result row')
+            return ''
+        r = rows[-1]
+        if sc['kind'] == 'bw':
+            # #bytes #iterations BW peak[MB/sec] BW average[MB/sec] MsgRate[Mpps]
+            return '%s MB/s, %.0f msg/s' % (r[3], float(r[4]) * 1e6)
+        # #bytes #iterations t_min t_max t_typical t_avg ...
+        return 'typical %s us, min %s us' % (r[4], r[2])
+
+    def pcap_summary(self, f):
+        r = run([self.tools['pcap'], '--summary', f])
+        m = re.search(r'RoCEv2: (\d+) packets, ICRC ok (\d+), bad (\d+), '
+                      r'malformed (\d+)', r.stdout)
+        if not m:
+            return r.returncode, None, r.stdout
+        return r.returncode, tuple(int(x) for x in m.groups()), r.stdout
+
+    def check_pcap(self):
+        bridge = self.path('bridge.pcap')
+        if not os.path.exists(bridge):
+            self.problems.append('no bridge capture')
+            return
+        size = os.path.getsize(bridge)
+        if size > MAX_CHECKED_CAPTURE:
+            # a runaway (a side retransmitting for minutes): reading it would
+            # take longer than the whole suite; it stays for diagnosis
+            self.problems.append('bridge capture of %d MB not checked' % (size >> 20))
+            return
+        rc, s, text = self.pcap_summary(bridge)
+        with open(self.path('checks.txt'), 'w') as f:
+            f.write('sroce-pcap --summary bridge.pcap (exit %d)\n%s\n' % (rc, text))
+        if s is None:
+            self.problems.append('sroce-pcap: no summary (exit %d)' % rc)
+            return
+        pkts, ok, bad, malformed = s
+        self.pcap_counts = s
+        corrupted = (self.sroce_counters or {}).get('fault_corrupt', 0)
+        if pkts == 0:
+            self.problems.append('no RoCEv2 frame on the bridge')
+        if malformed:
+            self.problems.append('sroce-pcap: %d malformed frames' % malformed)
+        if 'tx corrupt' in ' '.join(self.sc['faults']):
+            # the only bad ICRCs are the ones sroce made on purpose
+            if bad > corrupted:
+                self.problems.append('sroce-pcap: %d bad ICRC, sroce corrupted %d'
+                                     % (bad, corrupted))
+        elif rc != 0 or bad:
+            self.problems.append('sroce-pcap: exit %d, %d bad ICRC' % (rc, bad))
+        # tshark, one pass: every UDP/4791 frame decodes as RoCE (a BTH),
+        # none is malformed or carries an error
+        # (UDP checksums verified: a non-zero one must be right)
+        targs = ['tshark', '-n', '-r', bridge, '-o', 'udp.check_checksum:TRUE']
+        for h in TSHARK_NOT_ROCE_HEURISTICS:
+            targs += ['--disable-heuristic', h]
+        r = run(targs + ['-T', 'fields', '-E', 'separator=/t', '-E', 'occurrence=a',
+                         '-E', 'aggregator=|',
+                         '-e', 'frame.number', '-e', 'udp.dstport',
+                         '-e', 'infiniband.bth.opcode', '-e', '_ws.malformed',
+                         '-e', '_ws.expert.severity', '-e', '_ws.col.Info',
+                         '-e', 'arp.opcode', '-e', 'arp.src.hw_mac',
+                         '-e', 'arp.src.proto_ipv4', '-e', 'arp.dst.proto_ipv4',
+                         '-e', '_ws.expert.message', '-e', 'ipv6.src',
+                         '-e', 'ip.src', '-e', 'infiniband.bth.psn',
+                         '-e', 'infiniband.atomicacketh.origremdt'],
+                timeout=180)
+        rows = [l.split('\t') for l in r.stdout.splitlines() if l.count('\t') >= 14]
+        self.tshark_rows = rows
+
+        def errors(x):
+            # expert severity 0x00800000 = error (epan/proto.h PI_ERROR).
+            # rxe sends UDP checksum 0 over IPv6 too (rxe_net.c
+            # prepare_udp_hdr); tshark calls that illegal (RFC 8200).
+            # Tolerated from the guest, counted, never from sroce.
+            sev = [int(v, 0) for v in x[4].split('|') if v]
+            msg = x[10].split('|') if x[10] else []
+            out = []
+            for i, v in enumerate(sev):
+                m = msg[i] if i < len(msg) else ''
+                if v < 0x00800000:
+                    continue
+                if m.startswith('Illegal checksum value (0)') and \
+                        x[11] not in ('', HOST_IP6):
+                    continue
+                out.append(m or 'error')
+            return out
+
+        bad = [x for x in rows if x[3] or errors(x)]
+        zero6 = sum(1 for x in rows if x[11] and x[11] != HOST_IP6 and
+                    'Illegal checksum value (0)' in x[10])
+        if zero6:
+            self.notes.append('rxe: %d IPv6 frames with UDP checksum 0' % zero6)
+        undecoded = [x for x in rows if x[1] == '4791' and not x[2]]
+        with open(self.path('checks.txt'), 'a') as f:
+            f.write('tshark: %d frames, %d UDP/4791, %d malformed or error, '
+                    '%d UDP/4791 not decoded as InfiniBand, %d IPv6 frames of '
+                    'rxe with UDP checksum 0 (tolerated)\n' %
+                    (len(rows), sum(x[1] == '4791' for x in rows), len(bad),
+                     len(undecoded), zero6))
+            for x in (bad + undecoded)[:50]:
+                f.write('  frame %s: %s %s\n' % (x[0], x[5], errors(x)))
+        if r.returncode != 0 or not rows:
+            self.problems.append('tshark failed: ' + r.stdout[-300:])
+        if bad and 'tx corrupt' not in ' '.join(self.sc['faults']):
+            self.problems.append('tshark: %d malformed/error frames' % len(bad))
+        elif bad:
+            # only ICRC errors, which sroce made on purpose, are allowed
+            other = [x for x in bad if x[3]]
+            if other:
+                self.problems.append('tshark: %d malformed frames' % len(other))
+        if undecoded:
+            self.problems.append('tshark: %d UDP/4791 frames not decoded as RoCE'
+                                 % len(undecoded))
+        self.check_atomic_replay(rows)
+
+    def check_atomic_replay(self, rows):
+        """A responder answers a repeated atomic from its memory of the
+        first execution (IBA ch. 9, duplicate atomic requests): every ATOMIC
+        ACKNOWLEDGE of one PSN carries the same original value, or the
+        atomic ran twice."""
+        answers = {}
+        for x in rows:
+            if x[2] == '18' and x[14]:          # RC ATOMIC ACKNOWLEDGE
+                answers.setdefault((x[12] or x[11], x[13]), set()).add(x[14])
+        twice = [k for k, v in answers.items() if len(v) > 1]
+        if twice:
+            self.problems.append('atomic executed twice: %d PSNs answered with '
+                                 'different original values (%s ...)' %
+                                 (len(twice), twice[0]))
+        dup = sum(1 for x in rows if x[2] == '18') - len(answers)
+        if dup > 0:
+            self.notes.append('%d atomic responses repeated, all consistent' % dup
+                              if not twice else '%d atomic responses repeated' % dup)
+
+    def retransmissions(self):
+        """Frames each side sent again (same QP, PSN and opcode; ACKs not
+        counted), from the bridge capture."""
+        r = run([self.tools['pcap'], self.path('bridge.pcap')], timeout=120)
+        seen = set()
+        again = {}
+        for line in r.stdout.splitlines():
+            m = re.match(r'\S+ (\S+) > (\S+) udp \S+ \S+ (\S+) qp=(\S+) psn=(\d+)',
+                         line)
+            if not m or m.group(3) == 'ACKNOWLEDGE':
+                continue
+            if m.groups() in seen:
+                again[m.group(1)] = again.get(m.group(1), 0) + 1
+            seen.add(m.groups())
+        return again.get(HOST_IP, 0), again.get(GUEST_IP, 0)
+
+    def check_retransmit(self, before):
+        sc = self.sc
+        after = self.lab.rxe_counters()
+        keys = ('duplicate_request', 'out_of_seq_request', 'rcvd_seq_err',
+                'completer_retry_err', 'retry_exceeded_err')
+        d = {k: after.get(k, 0) - (before or {}).get(k, 0) for k in keys}
+        s = self.sroce_counters or {}
+        sroce_retx, rxe_retx = self.retransmissions()
+        with open(self.path('counters.txt'), 'w') as f:
+            f.write('rxe counters (difference): %s\n' % d)
+            f.write('sroce counters: %s\n' % {k: v for k, v in s.items() if v})
+            f.write('frames sent again (bridge capture): sroce %d, rxe %d\n' %
+                    (sroce_retx, rxe_retx))
+        injected = s.get('fault_drop', 0) + s.get('fault_corrupt', 0)
+        if injected == 0:
+            self.problems.append('sroce injected no fault (stats: %s)' %
+                                 ('none' if not s else 'fault counters 0'))
+        # Who carries the data: the requester of WRITE/SEND is the client,
+        # of READ the server sends the responses.  When sroce sends data,
+        # its faults must show: rxe's responder sees gaps or duplicates and
+        # sroce sends frames again.  When sroce sends only ACKs, a lost ACK
+        # is often covered by the next one: nothing to require.
+        sroce_sends_data = (sc['role'] == 'client') != (sc['prog'] == 'ib_read_bw')
+        if sroce_sends_data:
+            # rxe as responder counts gaps and duplicates; as the READ
+            # requester it counts its retries (completer_retry_err)
+            if d['duplicate_request'] + d['out_of_seq_request'] + \
+                    d['completer_retry_err'] == 0:
+                self.problems.append('rxe counters show no recovery: %s' % d)
+            if sroce_retx == 0:
+                self.problems.append('sroce sent no frame again')
+        if d['retry_exceeded_err']:
+            self.problems.append('rxe exhausted its retries')
+        self.notes.append('sroce %s %d of its frames; resent: sroce %d, rxe %d; '
+                          'rxe counters %s' % (
+                              'dropped' if s.get('fault_drop') else 'corrupted',
+                              injected, sroce_retx, rxe_retx,
+                              ' '.join('%s +%d' % (k, v) for k, v in d.items() if v)
+                              or 'unchanged'))
+
+    def check_arp(self):
+        """No static entry anywhere (pure mode, the guest's cache flushed):
+        one side asks, the other answers; the one asked learns the asker
+        from the request (RFC 826), so one exchange per run, in the
+        direction of the first frame."""
+        rows = [(x[6], x[7], x[8], x[9]) for x in getattr(self, 'tshark_rows', [])
+                if x[6]]
+        guest_asks = any(x[0] == '1' and x[2] == GUEST_IP and x[3] == HOST_IP
+                         for x in rows)
+        sroce_answers = any(x[0] == '2' and x[1] == HOST_MAC and x[2] == HOST_IP
+                            and x[3] == GUEST_IP for x in rows)
+        sroce_asks = any(x[0] == '1' and x[1] == HOST_MAC and x[2] == HOST_IP
+                         and x[3] == GUEST_IP for x in rows)
+        guest_answers = any(x[0] == '2' and x[1] == GUEST_MAC and x[2] == GUEST_IP
+                            and x[3] == HOST_IP for x in rows)
+        done = []
+        if guest_asks and sroce_answers:
+            done.append('guest asked, sroce answered')
+        if sroce_asks and guest_answers:
+            done.append('sroce asked, guest answered')
+        if guest_asks and not sroce_answers:
+            self.problems.append('ARP: the guest asked for sroce, no answer')
+        if sroce_asks and not guest_answers:
+            self.problems.append('ARP: sroce asked for the guest, no answer')
+        if not done:
+            self.problems.append('ARP: no exchange between sroce and the guest')
+        rc, out = self.lab.exec('ip neigh show %s' % HOST_IP)
+        if 'PERMANENT' in out or HOST_MAC not in out:
+            self.problems.append('ARP: guest entry for sroce: %s' % out.strip())
+        self.notes.append('ARP: ' + ', '.join(done))
+
+    def line(self):
+        sc = self.sc
+        ok = not self.problems
+        fig = getattr(self, 'figures', '')
+        extra = '; '.join(self.notes)
+        s = '%s %-36s sroce=%-6s %6.1fs  %s' % ('PASS' if ok else 'FAIL',
+                                               sc['what'], sc['role'],
+                                               self.elapsed, fig)
+        if extra:
+            s += ' [' + extra + ']'
+        if not ok:
+            s += '\n     ' + '\n     '.join(self.problems) + \
+                '\n     (kept: %s)' % self.dir
+        return s
+
+    def tidy(self, keep):
+        if self.problems or keep:
+            return
+        for f in ('bridge.pcap', 'sroce.pcap', 'sroce.stats'):
+            try:
+                os.unlink(self.path(f))
+            except OSError:
+                pass
+
+
+# ------------------------------------------------------------- the table
+
+GROUP_TITLES = {
+    'pingpong': 'ibv_*_pingpong -c (buffers verified), IPv4-mapped GID',
+    'rc': 'perftest over RC, IPv4-mapped GID',
+    'uc_ud': 'perftest over UC and UD',
+    'gid6': 'RoCEv2 over the IPv6 link-local GID (GID 0)',
+    'recovery': 'recovery: sroce drops / corrupts 2 % of its frames',
+    'arp': 'ARP, no static neighbour (pure mode)',
+}
+
+
+def table(files):
+    """Markdown table of result files (one line per scenario and role)."""
+    res = {}
+    for fn in files:
+        with open(fn) as f:
+            for line in f:
+                m = re.match(r'(PASS|FAIL) (\S+)\s+sroce=(\w+)\s+([\d.]+)s\s*(.*)$',
+                             line.rstrip())
+                if m:
+                    res[(m.group(2), m.group(3))] = (m.group(1), m.group(5))
+    out = ['| scenario | sroce server, rxe client | sroce client, rxe server |',
+           '|---|---|---|']
+    done = set()
+    for sc in scenarios():
+        if sc['what'] in done:
+            continue
+        cells = [res.get((sc['what'], r)) for r in ('server', 'client')]
+        if not any(cells):
+            continue
+        if sc['group'] not in done:
+            done.add(sc['group'])
+            out.append('| **%s** | | |' % GROUP_TITLES[sc['group']])
+        done.add(sc['what'])
+        cmd = '`%s %s`' % (sc['prog'], ' '.join(sc['args']))
+        if sc['faults']:
+            cmd += ', sroce `fault = %s`' % '; '.join(sc['faults'])
+        out.append('| %s | %s | %s |' % (cmd, *[
+            '%s %s' % (c[0].lower(), c[1].replace('|', '/')) if c else 'not run'
+            for c in cells]))
+    return '\n'.join(out)
+
+
+# ------------------------------------------------------------- main
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    src = os.path.dirname(os.path.dirname(here))
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--build', required=True, help='meson build folder')
+    ap.add_argument('--out', help='artifacts (default BUILD/interop)')
+    ap.add_argument('--group', action='append', help='run these groups')
+    ap.add_argument('--only', help='regex on scenario names')
+    ap.add_argument('--rxe-vm', default=os.environ.get(
+        'RXEVM', os.path.join(src, '..', 'shared', 'rxe-vm', 'rxe-vm')))
+    ap.add_argument('--list', action='store_true')
+    ap.add_argument('--keep', action='store_true', help='keep passing captures')
+    ap.add_argument('--down', action='store_true',
+                    help='stop the guest and delete the lab network')
+    ap.add_argument('--table', nargs='+', metavar='RESULTS',
+                    help='print result files as a Markdown table')
+    a = ap.parse_args()
+
+    if a.table:
+        log(table(a.table))
+        return 0
+
+    lab = Lab(os.path.abspath(a.rxe_vm))
+    if a.down:
+        r = lab.down()
+        log(r.stdout.strip())
+        return 0
+    chosen = [s for s in scenarios()
+              if (not a.group or s['group'] in a.group)
+              and (not a.only or re.search(a.only, s['name']))]
+    if a.list:
+        for s in chosen:
+            log('%-9s %-40s %s %s' % (s['group'], s['name'], s['prog'],
+                                      ' '.join(s['args'])))
+        return 0
+    if not chosen:
+        log('no scenario selected')
+        return 2
+    build = os.path.abspath(a.build)
+    tools = dict(shim=os.path.join(build, 'verbs-shim'),
+                 pcap=os.path.join(build, 'tools', 'sroce-pcap', 'sroce-pcap'),
+                 stat=os.path.join(build, 'tools', 'sroce-stat', 'sroce-stat'))
+    for k in ('pcap', 'stat'):
+        if not os.access(tools[k], os.X_OK):
+            log('missing %s (build first)' % tools[k])
+            return 1
+    if os.geteuid() != 0:
+        log('SKIP: the lab needs root')
+        return 77
+    for prog in ('qemu-system-x86_64', 'tshark', 'tcpdump'):
+        if shutil.which(prog) is None:
+            log('missing %s: sh scripts/interop.sh installs the lab packages' % prog)
+            return 1
+    out = os.path.abspath(a.out or os.path.join(build, 'interop'))
+    os.makedirs(out, exist_ok=True)
+    summary = os.path.join(out, 'results-%s.txt' % (
+        '-'.join(a.group) if a.group else 'all'))
+    with open(summary, 'w'):
+        pass
+
+    failed = 0
+    t0 = time.monotonic()
+    for s in chosen:
+        sc = Scenario(s, lab, tools, out)
+        try:
+            sc.run()
+        except (LabError, subprocess.TimeoutExpired) as e:
+            sc.problems.append('lab: %s' % e)
+            sc.elapsed = 0.0
+        line = sc.line()
+        log(line)
+        with open(summary, 'a') as f:
+            f.write(line + '\n')
+        failed += bool(sc.problems)
+        sc.tidy(a.keep)
+        if any('rxe side still running' in p for p in sc.problems):
+            lab.revive()
+    log('%d/%d scenarios passed in %.0f s' % (len(chosen) - failed, len(chosen),
+                                              time.monotonic() - t0))
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
