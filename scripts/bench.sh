@@ -88,13 +88,17 @@ else
 	rep=3 sizes=64,1024,4096,65536,1048576 lat=5000 secs=0.3
 fi
 
-# ---- 1. the raw link (memif: best of $rep runs, as sroce's points) ----
-for i in $(seq "$rep"); do
-	step "raw link: memif, run $i (load $(load))"
-	sh bench/link/link_bench.sh "$build/bench/link/link_bench" memif \
-		> "$raw/link_memif.$i.txt" 2>&1 ||
-		echo "sroce: raw memif link failed (see $raw/link_memif.$i.txt)"
-done
+# ---- 1. the raw link (memif: best of 2 x $rep runs, half of them after
+# sroce's, so both sample the same stretch of a shared machine) ----
+link_memif() {  # link_memif FIRST LAST
+	for i in $(seq "$1" "$2"); do
+		step "raw link: memif, run $i (load $(load))"
+		sh bench/link/link_bench.sh "$build/bench/link/link_bench" memif \
+			> "$raw/link_memif.$i.txt" 2>&1 ||
+			echo "sroce: raw memif link failed (see $raw/link_memif.$i.txt)"
+	done
+}
+link_memif 1 "$rep"
 step "raw link: af_packet on veth (load $(load))"
 sh bench/link/link_bench.sh "$build/bench/link/link_bench" af_packet \
 	> "$raw/link_af_packet.1.txt" 2>&1 ||
@@ -125,6 +129,8 @@ if ip netns add "$ns" 2>/dev/null; then
 	ip netns del "$ns"
 fi
 ns=""
+
+link_memif $((rep + 1)) $((2 * rep))
 
 # ---- 3. progress modes ----
 for mode in dedicated-1 dedicated-2; do
