@@ -113,8 +113,8 @@ def main():
     # (process CPU time / packets): node 1's is the last column.
     nspkt = {}
     if figures:
-        f = figures[0].split()
-        nspkt = {pids[0]: float(f[-1]), pids[1]: float(f[-2])}
+        f = figures[0].split()   # op size QPs Gbit/s Mmsg/s n0 n1 retries
+        nspkt = {pids[0]: float(f[6]), pids[1]: float(f[5])}
     print(f"{'stage':<22} " + " ".join(f"{names[p] + ' %':>34} {'ns/pkt':>7}"
                                        for p in pids))
     for s in stages:
