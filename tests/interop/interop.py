@@ -853,6 +853,7 @@ def table(files):
         cells = [res.get((sc['what'], r)) for r in ('server', 'client')]
         if not any(cells):
             continue
+        roles = {x['role'] for x in scenarios() if x['what'] == sc['what']}
         if sc['group'] not in done:
             done.add(sc['group'])
             out.append('| **%s** | | |' % GROUP_TITLES[sc['group']])
@@ -861,8 +862,9 @@ def table(files):
         if sc['faults']:
             cmd += ', sroce `fault = %s`' % '; '.join(sc['faults'])
         out.append('| %s | %s | %s |' % (cmd, *[
-            '%s %s' % (c[0].lower(), c[1].replace('|', '/')) if c else 'not run'
-            for c in cells]))
+            '%s %s' % (c[0].lower(), c[1].replace('|', '/')) if c else
+            'not run' if r in roles else 'excluded (below)'
+            for c, r in zip(cells, ('server', 'client'))]))
     return '\n'.join(out)
 
 
