@@ -83,6 +83,9 @@ static int sr_ibv_resolve(struct sr_ibv_rt *rt, const uint8_t ip[16],
 	return r.rc;
 }
 
+/* The IP TTL / hop limit of every frame: Linux's default route value. */
+#define SR_IBV_IP_HOP_LIMIT 64
+
 int sr_ibv_av_from_attr(struct sr_ibv_rt *rt, const struct ibv_ah_attr *a,
 			struct sr_av *av)
 {
@@ -99,7 +102,12 @@ int sr_ibv_av_from_attr(struct sr_ibv_rt *rt, const struct ibv_ah_attr *a,
 	memset(av, 0, sizeof(*av));
 	memcpy(av->dgid, dgid, 16);
 	av->sgid_index = a->grh.sgid_index;
-	av->hop_limit = a->grh.hop_limit ? a->grh.hop_limit : 64;
+	/*
+	 * Like Linux RoCE (rxe and the RNIC drivers alike), the IP TTL / hop
+	 * limit is the route's, not the GRH hop limit the program gave:
+	 * ibv_*_pingpong ask for 1, which a router would drop.
+	 */
+	av->hop_limit = SR_IBV_IP_HOP_LIMIT;
 	av->tclass = a->grh.traffic_class;
 	av->flow_label = a->grh.flow_label;
 	if (rt->cfg.vlan) {
