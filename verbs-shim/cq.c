@@ -54,16 +54,9 @@ static struct sr_ibv_cq *sr_ibv_cq_new(struct ibv_context *c, uint32_t cqe,
 		errno = EINVAL;
 		return NULL;
 	}
-	rc = sr_ibv_rt_up(ctx->rt);
-	if (rc) {
-		errno = sr_ibv_err(rc);
+	w = sr_ibv_obj_new(ctx->rt, sizeof(*w));
+	if (w == NULL)
 		return NULL;
-	}
-	w = calloc(1, sizeof(*w));
-	if (w == NULL) {
-		errno = ENOMEM;
-		return NULL;
-	}
 	w->rt = ctx->rt;
 	w->cq = sr_cq_create(ctx->rt->dev, cqe, sr_ibv_cq_notify, w);
 	if (w->cq == NULL) {

@@ -197,6 +197,21 @@ out_unlock:
 	return rc;
 }
 
+void *sr_ibv_obj_new(struct sr_ibv_rt *rt, size_t size)
+{
+	int rc = sr_ibv_rt_up(rt);
+	void *w;
+
+	if (rc) {
+		errno = sr_ibv_err(rc);
+		return NULL;
+	}
+	w = calloc(1, size);
+	if (w == NULL)
+		errno = ENOMEM;
+	return w;
+}
+
 int sr_ibv_rt_get(struct sr_ibv_dev *d)
 {
 	struct sr_ibv_rt *rt = &d->rt;

@@ -75,16 +75,9 @@ struct ibv_qp *sr_ibv_create_qp_ex(struct ibv_context *c,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	rc = sr_ibv_rt_up(ctx->rt);
-	if (rc) {
-		errno = sr_ibv_err(rc);
+	w = sr_ibv_obj_new(ctx->rt, sizeof(*w));
+	if (w == NULL)
 		return NULL;
-	}
-	w = calloc(1, sizeof(*w));
-	if (w == NULL) {
-		errno = ENOMEM;
-		return NULL;
-	}
 	w->rt = ctx->rt;
 	init.qp_context = w;
 	init.send_cq = sr_cq_of(a->send_cq)->cq;

@@ -100,6 +100,11 @@ struct sr_ibv_dev *sr_ibv_dev_of(struct ibv_device *ibdev);
  */
 int sr_ibv_rt_get(struct sr_ibv_dev *d);
 int sr_ibv_rt_up(struct sr_ibv_rt *rt);
+/*
+ * What creating a CQ, QP or SRQ starts with: bring the device's port and
+ * engine up, then a zeroed wrapper of size bytes.  NULL with errno set.
+ */
+void *sr_ibv_obj_new(struct sr_ibv_rt *rt, size_t size);
 void sr_ibv_rt_put(struct sr_ibv_dev *d);
 
 /* ---- context ---- */

@@ -36,16 +36,9 @@ struct ibv_srq *sr_ibv_create_srq_ex(struct ibv_context *c,
 		errno = EINVAL;
 		return NULL;
 	}
-	rc = sr_ibv_rt_up(ctx->rt);
-	if (rc) {
-		errno = sr_ibv_err(rc);
+	w = sr_ibv_obj_new(ctx->rt, sizeof(*w));
+	if (w == NULL)
 		return NULL;
-	}
-	w = calloc(1, sizeof(*w));
-	if (w == NULL) {
-		errno = ENOMEM;
-		return NULL;
-	}
 	w->rt = ctx->rt;
 	sa.max_wr = a->attr.max_wr;
 	sa.max_sge = a->attr.max_sge;
