@@ -141,7 +141,7 @@ unsigned int sr_dev_poll(struct sr_dev *dev, unsigned int budget)
 		n = sr_req_run(qp, budget);
 		if (n > 0)      /* UC/UD and local WRs are done once sent */
 			n += sr_comp_run(qp, now);
-		work += n + sr_resp_run(qp, budget);
+		work += n + sr_resp_run(qp, budget, now, n > 0);
 		if (sr_qp_state_get(qp) == SR_QPS_ERR) {
 			sr_qp_flush(qp);
 			continue;
@@ -170,6 +170,9 @@ uint64_t sr_dev_next_timer_ns(struct sr_dev *dev)
 			continue;
 		seen++;
 		q = sr_comp_next_timer(qp, now);
+		if (q < t)
+			t = q;
+		q = sr_resp_next_timer(qp, now);
 		if (q < t)
 			t = q;
 	}

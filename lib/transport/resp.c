@@ -103,16 +103,22 @@ static void sr_resp_flush_ack(struct sr_qp *qp)
 	if (!qp->resp.ack_pending)
 		return;
 	qp->resp.ack_pending = false;
+	qp->resp.ack_defer = false;
+	qp->resp.ack_due = 0;
 	sr_resp_send_aeth(qp, SR_OPCODE(RC, ACKNOWLEDGE), qp->resp.ack_psn,
 			  SR_AETH_CREDITS_INVALID, 0);
 	sr_qp_count(qp, SR_CNT_ACK_SENT, 1);
 }
 
-static void sr_resp_queue_ack(struct sr_qp *qp, uint32_t psn)
+/* defer: the ACK may wait a little (see sr_resp_run). */
+static void sr_resp_queue_ack(struct sr_qp *qp, uint32_t psn, bool defer)
 {
-	if (qp->resp.ack_pending)
+	if (qp->resp.ack_pending) {
 		sr_qp_count(qp, SR_CNT_ACK_COALESCED, 1);
+		defer = defer && qp->resp.ack_defer;
+	}
 	qp->resp.ack_pending = true;
+	qp->resp.ack_defer = defer;
 	qp->resp.ack_psn = psn;
 }
 
@@ -544,7 +550,8 @@ static void sr_resp_duplicate(struct sr_qp *qp, const struct sr_pkt *pkt,
 	case SR_KIND_SEND:
 	case SR_KIND_WRITE:
 		/* re-ACK everything received so far */
-		sr_resp_queue_ack(qp, sr_psn_add(qp->resp.psn, SR_PSN_MASK));
+		sr_resp_queue_ack(qp, sr_psn_add(qp->resp.psn, SR_PSN_MASK),
+				  false);
 		return;
 	case SR_KIND_READ_REQ: {
 		const struct sr_reth *reth = sr_pkt_ext(pkt, SR_EXT_RETH);
@@ -744,7 +751,9 @@ void sr_resp_rx(struct sr_qp *qp, const struct sr_pkt *pkt)
 		if (res == SR_RESP_OK) {
 			qp->resp.psn = sr_psn_add(psn, 1);
 			if (sr_bth_ackreq(bth))
-				sr_resp_queue_ack(qp, psn);
+				sr_resp_queue_ack(qp, psn,
+					pkt->op->kind == SR_KIND_WRITE &&
+					!(pkt->op->flags & SR_OPF_CONSUME));
 		}
 		return;
 	}
@@ -769,17 +778,49 @@ void sr_resp_flush_owed_ack(struct sr_qp *qp)
 	sr_resp_flush_ack(qp);
 }
 
-unsigned int sr_resp_run(struct sr_qp *qp, unsigned int budget)
+/*
+ * The ACK of an RDMA WRITE (one that consumes no receive WQE) may wait:
+ * until the QP's requester has sent something in the same engine round
+ * (the ACK then follows it), or SR_ACK_DEFER_NS at most.  Coalescing and
+ * a short delay are legal (IBTA 9.7.5.1: one ACK answers every earlier
+ * PSN; the delay is far below any ACK timeout).  What it buys is the
+ * order of a ping-pong: the consumer learns of a WRITE only by watching
+ * memory, and when it answers with a WRITE of its own, the peer receives
+ * that WRITE before the ACK it is waiting for, so the peer's own poll of
+ * its send CQ places the data it will look for next, instead of leaving
+ * it to a thread that is not running (perftest's ib_write_lat polls
+ * memory between the two).  SEND and READ traffic are answered at once,
+ * as rxe does: their consumers poll a CQ, and a failing request posted
+ * right after a receive completion must not overtake the ACK of that
+ * SEND.  While an ACK waits the engine reports work, so it comes back.
+ */
+unsigned int sr_resp_run(struct sr_qp *qp, unsigned int budget, uint64_t now,
+			 bool req_sent)
 {
 	unsigned int n = 0;
 
 	if (qp->resp.busy != NULL)
 		n += sr_resp_read_emit(qp, budget);
-	if (qp->resp.ack_pending && qp->resp.busy == NULL) {
-		sr_resp_flush_ack(qp);
-		n++;
+	if (!qp->resp.ack_pending || qp->resp.busy != NULL)
+		return n;
+	if (qp->resp.ack_defer && !req_sent) {
+		if (qp->resp.ack_due == 0)
+			qp->resp.ack_due = now + SR_ACK_DEFER_NS;
+		if ((int64_t)(now - qp->resp.ack_due) < 0)
+			return n + 1;
 	}
-	return n;
+	sr_resp_flush_ack(qp);
+	return n + 1;
+}
+
+uint64_t sr_resp_next_timer(const struct sr_qp *qp, uint64_t now)
+{
+	if (!qp->resp.ack_pending)
+		return UINT64_MAX;
+	if (!qp->resp.ack_defer || qp->resp.ack_due == 0 ||
+	    (int64_t)(now - qp->resp.ack_due) >= 0)
+		return 0;
+	return qp->resp.ack_due - now;
 }
 
 int sr_resp_res_alloc(struct sr_qp *qp, uint32_t n)
@@ -814,6 +855,8 @@ void sr_resp_reset(struct sr_qp *qp)
 	qp->resp.have_wqe = false;
 	qp->resp.recv_off = 0;
 	qp->resp.ack_pending = false;
+	qp->resp.ack_defer = false;
+	qp->resp.ack_due = 0;
 	qp->resp.busy = NULL;
 	qp->resp.msn = 0;
 	for (i = 0; i < qp->resp.nres; i++)

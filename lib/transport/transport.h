@@ -36,6 +36,12 @@
  * 1 MiB ib_send_lat in RETRY_EXC; README, interoperability).
  */
 #define SR_MAX_UNACKED    128
+/*
+ * Longest wait of a WRITE's ACK for the QP's own next request (resp.c,
+ * sr_resp_run): ~20 times a ping-pong's turnaround on memif, 1/5 of the
+ * time a 128-PSN window of 64 B WRITEs lasts at 5 M/s.
+ */
+#define SR_ACK_DEFER_NS   5000
 
 /* Requester: send up to budget packets.  Returns packets sent. */
 unsigned int sr_req_run(struct sr_qp *qp, unsigned int budget);
@@ -44,8 +50,14 @@ void sr_req_rewind(struct sr_qp *qp);
 
 /* Responder: one request packet. */
 void sr_resp_rx(struct sr_qp *qp, const struct sr_pkt *pkt);
-/* Responder: pending READ responses and the coalesced ACK. */
-unsigned int sr_resp_run(struct sr_qp *qp, unsigned int budget);
+/*
+ * Responder: pending READ responses and the coalesced ACK; req_sent: the
+ * QP's requester sent packets earlier in this round.
+ */
+unsigned int sr_resp_run(struct sr_qp *qp, unsigned int budget, uint64_t now,
+			 bool req_sent);
+/* Responder: nanoseconds until the owed ACK must go, UINT64_MAX none. */
+uint64_t sr_resp_next_timer(const struct sr_qp *qp, uint64_t now);
 /* Send a coalesced ACK that is still owed (destroy calls it). */
 void sr_resp_flush_owed_ack(struct sr_qp *qp);
 /* Responder: resources for max_dest_rd_atomic (slow path). 0 / -ENOMEM. */

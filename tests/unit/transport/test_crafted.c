@@ -12,6 +12,7 @@
 
 #include "harness.h"
 #include "sr_check.h"
+#include "transport/transport.h"
 #include "wire/build.h"
 #include "wire/parse.h"
 
@@ -226,6 +227,70 @@ START_TEST(test_responder_errors)
 		sr_qp_counters(n1->qp, cnt);
 		ck_assert_uint_gt(cnt[rc->want_cnt], 0);
 	}
+	h_pair_fini(&p);
+}
+END_TEST
+
+/* node 0 sends node 1 a 64 B request, ACK requested. */
+static void craft_req(struct h_pair *p, uint8_t opcode, uint32_t psn)
+{
+	struct sr_build b;
+	uint8_t pl[64] = { 0 };
+
+	craft_init(p, 0, &b, opcode, psn);
+	b.ackreq = true;
+	b.reth_va = (uint64_t)(uintptr_t)p->n[1].buf;
+	b.reth_rkey = sr_mr_rkey(p->n[1].mr);
+	b.reth_len = sizeof(pl);
+	craft_send(p, 0, &b, pl, sizeof(pl));
+}
+
+/*
+ * The ACK of a WRITE waits for the QP's own next request, SR_ACK_DEFER_NS
+ * at most (resp.c, sr_resp_run); a SEND's ACK goes at once.
+ */
+START_TEST(test_responder_ack_defer)
+{
+	struct h_pair p;
+	struct h_opts o;
+	struct cap cap = { .swallow = 1 };
+	uint64_t t0;
+
+	h_default_opts(&o, SR_QPT_RC);
+	h_pair_init(&p, &o);
+	sim_set_tap(p.net, cap_tap, &cap);
+
+	/* alone: held back, then sent when the wait is over */
+	t0 = sim_now(p.net);
+	craft_req(&p, SR_OPCODE(RC, WRITE_ONLY), o.psn0);
+	for (int i = 0; i < 3; i++)
+		ck_assert(sim_step_frames(p.net));
+	ck_assert_int_eq(cap.n, 0);
+	settle(&p);
+	ck_assert_int_eq(cap.n, 1);
+	ck_assert_uint_eq(cap.op[0], SR_OPCODE(RC, ACKNOWLEDGE));
+	ck_assert_uint_eq(cap.psn[0], o.psn0 & 0xffffff);
+	ck_assert_uint_ge(sim_now(p.net) - t0, SR_ACK_DEFER_NS);
+	ck_assert_uint_lt(sim_now(p.net) - t0, 2 * SR_ACK_DEFER_NS);
+
+	/* answered by a WRITE of node 1's own: the ACK follows it */
+	craft_req(&p, SR_OPCODE(RC, WRITE_ONLY), o.psn0 + 1);
+	ck_assert(sim_step_frames(p.net));
+	ck_assert_int_eq(cap.n, 1);
+	ck_assert_int_eq(h_post_send(&p, 1, SR_WR_RDMA_WRITE, 9, 0, 64, 0, 0), 0);
+	ck_assert(sim_step_frames(p.net));
+	ck_assert_int_eq(cap.n, 3);
+	ck_assert_uint_eq(cap.op[1], SR_OPCODE(RC, WRITE_ONLY));
+	ck_assert_uint_eq(cap.op[2], SR_OPCODE(RC, ACKNOWLEDGE));
+	ck_assert_uint_eq(cap.psn[2], (o.psn0 + 1) & 0xffffff);
+
+	/* a SEND (its receiver polls a CQ) is acknowledged in the same round */
+	ck_assert_int_eq(h_post_recv(&p, 1, 1, 0, 64), 0);
+	craft_req(&p, SR_OPCODE(RC, SEND_ONLY), o.psn0 + 2);
+	ck_assert(sim_step_frames(p.net));
+	ck_assert_int_eq(cap.n, 4);
+	ck_assert_uint_eq(cap.op[3], SR_OPCODE(RC, ACKNOWLEDGE));
+	ck_assert_uint_eq(cap.psn[3], (o.psn0 + 2) & 0xffffff);
 	h_pair_fini(&p);
 }
 END_TEST
@@ -642,6 +707,7 @@ static Suite *crafted_suite(void)
 
 	tcase_add_loop_test(r, test_responder_errors, 0,
 			    (int)(sizeof(rcases) / sizeof(rcases[0])));
+	tcase_add_test(r, test_responder_ack_defer);
 	tcase_add_test(r, test_responder_seq_nak_once);
 	tcase_add_test(r, test_responder_duplicates);
 	tcase_add_test(r, test_device_drops);
