@@ -67,6 +67,7 @@ struct sr_pmd_dev {
 	struct sr_gid_table gids;
 	struct sr_neigh_cache neigh;
 	uint64_t neigh_next_ns;
+	uint64_t round_ns;            /* the clock, read once per progress round */
 
 	sr_link_rx_fn rx_fn;
 	void *rx_ctx;

@@ -180,6 +180,8 @@ int sr_pmd_progress(struct sr_pmd_dev *dev)
 	if (!rte_spinlock_trylock(&dev->progress_lock))
 		return 0;
 	sr_rxtx_current = dev;
+	now = sr_dev_now_ns(dev);
+	dev->round_ns = now;
 	sr_dev_fault_poll(dev);
 	work += sr_engine_run_work(dev);
 	/*
@@ -189,7 +191,6 @@ int sr_pmd_progress(struct sr_pmd_dev *dev)
 	dev->link_ok = !dev->memif || sr_port_link_up(dev);
 	work += sr_rxtx_rx(dev);    /* the port only while link_ok */
 	work += sr_engine_run_callbacks(dev);
-	now = sr_dev_now_ns(dev);
 	if ((int64_t)(now - dev->neigh_next_ns) >= 0)
 		sr_dev_neigh_tick(dev, now);
 	if ((int64_t)(now - dev->link_check_ns) >= 0)

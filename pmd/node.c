@@ -93,7 +93,7 @@ static int sr_node_wire(struct sr_node *node,
 		snprintf(err, errlen, "cannot create the transport device");
 		return -ENOMEM;
 	}
-	sr_pmd_set_rx_handler(node->pmd, sr_dev_rx, node->dev);
+	sr_pmd_set_rx_handler(node->pmd, sr_dev_rx_burst, node->dev);
 	rc = sr_pmd_engine_register(node->pmd, sr_node_engine_poll, node);
 	if (rc) {
 		snprintf(err, errlen, "cannot register the engine callback: %s",

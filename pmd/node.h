@@ -4,7 +4,7 @@
  * registration engine (lib/mr) and a transport device (lib/core/dev.h),
  * bound together.
  *
- *   frames in    the pmd's rx handler is sr_dev_rx();
+ *   frames in    the pmd's rx handler is sr_dev_rx_burst();
  *   engine       a pmd poll callback runs sr_dev_poll() every round and
  *                copies the transport's counters into the pmd's stats file
  *                (device and attached QPs) so sroce-stat shows them live;

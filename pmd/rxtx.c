@@ -115,9 +115,12 @@ static void sr_rxtx_tx_abort(void *link, void *cookie)
 	rte_pktmbuf_free(cookie);
 }
 
+/* Inside a progress round, the time the round began: one clock read. */
 static uint64_t sr_rxtx_now_ns(void *link)
 {
-	return sr_dev_now_ns(link);
+	struct sr_pmd_dev *dev = link;
+
+	return sr_rxtx_current == dev ? dev->round_ns : sr_dev_now_ns(dev);
 }
 
 const struct sr_link_ops sr_rxtx_link_ops = {
@@ -252,7 +255,7 @@ uint32_t sr_rxtx_flush(struct sr_pmd_dev *dev)
 			(void **)(dev->tx_pend + dev->n_tx_pend), room, NULL);
 	n = dev->n_tx_pend;
 	if (dev->fault_on_tx || dev->hold_tx.count)
-		now = sr_dev_now_ns(dev);
+		now = sr_rxtx_now_ns(dev);
 	for (uint32_t i = 0; i < n; i++) {
 		if (dev->fault_on_tx)
 			sr_rxtx_fault_tx(dev, dev->tx_pend[i], now);
@@ -268,7 +271,33 @@ uint32_t sr_rxtx_flush(struct sr_pmd_dev *dev)
 
 /* ---- receive ---- */
 
-static void sr_rxtx_deliver(struct sr_pmd_dev *dev, struct rte_mbuf *m)
+/*
+ * The RoCE frames of a receive burst go to the transport together (one
+ * call, one device lock); their mbufs are freed after it.
+ */
+struct sr_rx_batch {
+	struct sr_link_frame f[SR_CONFIG_BURST_MAX];
+	struct rte_mbuf *m[SR_CONFIG_BURST_MAX];
+	unsigned int n;
+};
+
+static void sr_rxtx_hand_over(struct sr_pmd_dev *dev, struct sr_rx_batch *b)
+{
+	sr_link_rx_fn fn = __atomic_load_n(&dev->rx_fn, __ATOMIC_ACQUIRE);
+
+	if (b->n == 0)
+		return;
+	if (fn != NULL)
+		fn(dev->rx_ctx, b->f, b->n);
+	else
+		sr_stats_add(dev->stats, SR_CTR_DROP_NO_HANDLER, b->n);
+	rte_pktmbuf_free_bulk(b->m, b->n);
+	b->n = 0;
+}
+
+/* Classify one frame: RoCE joins the batch, the rest is handled here. */
+static void sr_rxtx_deliver(struct sr_pmd_dev *dev, struct rte_mbuf *m,
+			    struct sr_rx_batch *b)
 {
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = m->pkt_len;
@@ -278,48 +307,51 @@ static void sr_rxtx_deliver(struct sr_pmd_dev *dev, struct rte_mbuf *m)
 	if (m->nb_segs > 1) {
 		if (len > dev->max_frame) {
 			sr_stats_add(dev->stats, SR_CTR_DROP_TOO_LONG, 1);
+			rte_pktmbuf_free(m);
 			return;
 		}
+		/* linearised into the one scratch buffer: goes alone */
+		sr_rxtx_hand_over(dev, b);
 		p = rte_pktmbuf_read(m, 0, len, dev->scratch);
 	}
 	switch (sr_rx_classify(&dev->addr, p, len, &f, &reason)) {
 	case SR_RX_ROCE:
-		if (dev->rx_fn == NULL) {
-			sr_stats_add(dev->stats, SR_CTR_DROP_NO_HANDLER, 1);
-			return;
-		}
-		dev->rx_fn(dev->rx_ctx, p, len);
+		if (b->n == SR_CONFIG_BURST_MAX)
+			sr_rxtx_hand_over(dev, b);
+		b->f[b->n] = (struct sr_link_frame){ .data = p, .len = len };
+		b->m[b->n++] = m;
+		if (m->nb_segs > 1)
+			sr_rxtx_hand_over(dev, b);
 		return;
 	case SR_RX_ARP:
 		sr_stats_add(dev->stats, SR_CTR_ARP_RX, 1);
 		sr_dev_arp_input(dev, p, len, &f);
-		return;
+		break;
 	case SR_RX_ND:
 		sr_stats_add(dev->stats, SR_CTR_ND_RX, 1);
 		sr_dev_nd_input(dev, p, len, &f);
-		return;
+		break;
 	case SR_RX_DROP:
 		sr_stats_add(dev->stats, reason, 1);
-		return;
+		break;
 	}
+	rte_pktmbuf_free(m);
 }
 
 static void sr_rxtx_release_rx(struct sr_pmd_dev *dev, uint64_t now,
-			       bool passed)
+			       bool passed, struct sr_rx_batch *b)
 {
 	void *held[SR_CONFIG_BURST_MAX];
 	uint32_t n = sr_fault_hold_pop(&dev->hold_rx, now, passed, held,
 				       SR_CONFIG_BURST_MAX);
 
-	for (uint32_t i = 0; i < n; i++) {
-		sr_rxtx_deliver(dev, held[i]);
-		rte_pktmbuf_free(held[i]);
-	}
+	for (uint32_t i = 0; i < n; i++)
+		sr_rxtx_deliver(dev, held[i], b);
 }
 
-/* RX faults; returns true when the caller still delivers and frees m. */
+/* RX faults; returns true when the caller still delivers m. */
 static bool sr_rxtx_fault_rx(struct sr_pmd_dev *dev, struct rte_mbuf *m,
-			     uint64_t now)
+			     uint64_t now, struct sr_rx_batch *b)
 {
 	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
 	uint64_t delay = 0;
@@ -334,7 +366,8 @@ static bool sr_rxtx_fault_rx(struct sr_pmd_dev *dev, struct rte_mbuf *m,
 		return false;
 	case SR_FAULT_DUP:
 		sr_stats_add(dev->stats, SR_CTR_FAULT_DUP, 1);
-		sr_rxtx_deliver(dev, m);
+		rte_mbuf_refcnt_update(m, 1);    /* delivered twice */
+		sr_rxtx_deliver(dev, m, b);
 		return true;
 	case SR_FAULT_REORDER:
 	case SR_FAULT_DELAY:
@@ -358,35 +391,37 @@ static bool sr_rxtx_fault_rx(struct sr_pmd_dev *dev, struct rte_mbuf *m,
 uint32_t sr_rxtx_rx(struct sr_pmd_dev *dev)
 {
 	struct rte_mbuf *pkts[SR_CONFIG_BURST_MAX];
+	struct sr_rx_batch b;
 	uint64_t bytes = 0, now = 0;
 	uint16_t n;
 
+	b.n = 0;
 	n = (uint16_t)rte_ring_sc_dequeue_burst(dev->loop_ring, (void **)pkts,
 						dev->cfg.burst, NULL);
 	if (n < dev->cfg.burst && dev->link_ok)
 		n += rte_eth_rx_burst(dev->port_id, 0, pkts + n,
 				      (uint16_t)(dev->cfg.burst - n));
 	if (dev->fault_on_rx || dev->hold_rx.count)
-		now = sr_dev_now_ns(dev);
+		now = dev->round_ns;
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 
 		bytes += m->pkt_len;
 		if (dev->cap)
 			sr_rxtx_capture(dev, m);
-		if (dev->fault_on_rx && !sr_rxtx_fault_rx(dev, m, now))
+		if (dev->fault_on_rx && !sr_rxtx_fault_rx(dev, m, now, &b))
 			continue;
-		sr_rxtx_deliver(dev, m);
-		rte_pktmbuf_free(m);
+		sr_rxtx_deliver(dev, m, &b);
 		if (dev->hold_rx.count)
-			sr_rxtx_release_rx(dev, now, true);
+			sr_rxtx_release_rx(dev, now, true, &b);
 	}
 	if (n) {
 		sr_stats_add(dev->stats, SR_CTR_RCVD_PKTS, n);
 		sr_stats_add(dev->stats, SR_CTR_RCVD_BYTES, bytes);
 	}
 	if (dev->hold_rx.count)
-		sr_rxtx_release_rx(dev, now, false);
+		sr_rxtx_release_rx(dev, now, false, &b);
+	sr_rxtx_hand_over(dev, &b);
 	return n;
 }
 

@@ -183,7 +183,7 @@ int sr_ibv_rt_up(struct sr_ibv_rt *rt)
 			rc = -ENOMEM;
 			goto out_unlock;
 		}
-		sr_pmd_set_rx_handler(rt->pmd, sr_dev_rx, rt->dev);
+		sr_pmd_set_rx_handler(rt->pmd, sr_dev_rx_burst, rt->dev);
 		rc = sr_pmd_engine_register(rt->pmd, sr_ibv_dev_poll, rt->dev);
 		if (rc)
 			goto out_unlock;

@@ -94,7 +94,7 @@ static int lb_tx_poll(void *ctx)
 	return n;
 }
 
-static void lb_rx(void *ctx, const uint8_t *frame, uint32_t len)
+static void lb_rx_one(void *ctx, const uint8_t *frame, uint32_t len)
 {
 	struct lb *lb = ctx;
 	uint32_t kind, size;
@@ -139,6 +139,12 @@ static void lb_rx(void *ctx, const uint8_t *frame, uint32_t len)
 	default:
 		return;
 	}
+}
+
+static void lb_rx(void *ctx, const struct sr_link_frame *f, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		lb_rx_one(ctx, f[i].data, f[i].len);
 }
 
 static int lb_resolve(struct lb *lb)

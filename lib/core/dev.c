@@ -73,9 +73,10 @@ static bool sr_tt_matches(enum sr_qp_type t, uint8_t opcode)
 	       (t == SR_QPT_UD && tt == SR_TT_UD);
 }
 
-void sr_dev_rx(void *ctx, const uint8_t *frame, uint32_t len)
+/* One frame, with the device mutex held. */
+static void sr_dev_rx_one(struct sr_dev *dev, const uint8_t *frame,
+			  uint32_t len)
 {
-	struct sr_dev *dev = ctx;
 	enum sr_parse_result r;
 	const struct sr_bth *bth;
 	struct sr_pkt pkt;
@@ -92,28 +93,43 @@ void sr_dev_rx(void *ctx, const uint8_t *frame, uint32_t len)
 		return;
 	}
 	bth = sr_pkt_bth(&pkt);
-	pthread_mutex_lock(&dev->lock);
 	qp = sr_dev_qp_lookup(dev, sr_bth_dqpn(bth));
 	if (qp == NULL) {
 		sr_dev_count(dev, SR_CNT_UNKNOWN_QP, 1);
-		goto out_unlock;
+		return;
 	}
 	sr_qp_count(qp, SR_CNT_RX_PKTS, 1);
 	if (!sr_tt_matches(qp->type, pkt.opcode) ||
 	    pkt.opcode == SR_OPCODE_CNP) {
 		sr_qp_count(qp, SR_CNT_OPCODE_DROP, 1);
-		goto out_unlock;
+		return;
 	}
 	if (!sr_pkey_match(sr_bth_pkey(bth), qp->attr.pkey)) {
 		sr_qp_count(qp, SR_CNT_PKEY_DROP, 1);
-		goto out_unlock;
+		return;
 	}
 	if (pkt.op->flags & SR_OPF_REQ)
 		sr_resp_rx(qp, &pkt);
 	else
 		sr_comp_rx(qp, &pkt);
-out_unlock:
+}
+
+void sr_dev_rx_burst(void *ctx, const struct sr_link_frame *frames,
+		     unsigned int n)
+{
+	struct sr_dev *dev = ctx;
+
+	pthread_mutex_lock(&dev->lock);
+	for (unsigned int i = 0; i < n; i++)
+		sr_dev_rx_one(dev, frames[i].data, frames[i].len);
 	pthread_mutex_unlock(&dev->lock);
+}
+
+void sr_dev_rx(struct sr_dev *dev, const uint8_t *frame, uint32_t len)
+{
+	const struct sr_link_frame f = { .data = frame, .len = len };
+
+	sr_dev_rx_burst(dev, &f, 1);
 }
 
 unsigned int sr_dev_poll(struct sr_dev *dev, unsigned int budget)

@@ -3,13 +3,13 @@
  * dev.h — the sroce device: one link, one MR engine, many QPs, CQs, SRQs.
  *
  * The device is the transport's face to a link (core/link.h): frames come
- * in through sr_dev_rx(), frames go out through the link's ops, and the
+ * in through sr_dev_rx_burst(), frames go out through the link's ops, and the
  * link's clock drives every timer.  It never resolves addresses: the
  * caller (the pmd) puts the destination MAC into each address vector.
  *
  * Threading rules
  * ---------------
- * The ENGINE is whoever calls sr_dev_rx() and sr_dev_poll(); these two must
+ * The ENGINE is whoever calls sr_dev_rx_burst() and sr_dev_poll(); these must
  * be called from one thread at a time (one poll thread, or the consumer
  * itself inline).  Any number of other threads may, concurrently with the
  * engine:
@@ -95,10 +95,14 @@ struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg);
 void sr_dev_destroy(struct sr_dev *dev);
 
 /*
- * Receive one frame (Ethernet first); dev is a struct sr_dev *.  Matches
- * sr_link_rx_fn: the link passes the device as handler_ctx.  Engine only.
+ * Receive a burst of frames (Ethernet first); dev is a struct sr_dev *.
+ * Matches sr_link_rx_fn: the link passes the device as handler_ctx.  The
+ * device mutex is taken once for the burst.  Engine only.
  */
-void sr_dev_rx(void *dev, const uint8_t *frame, uint32_t len);
+void sr_dev_rx_burst(void *dev, const struct sr_link_frame *frames,
+		     unsigned int n);
+/* One frame: a burst of one. */
+void sr_dev_rx(struct sr_dev *dev, const uint8_t *frame, uint32_t len);
 
 /*
  * Run the engine: requesters (send new work, retransmit), responders

@@ -27,12 +27,20 @@ struct sr_link_ops {
 	uint64_t (*now_ns)(void *link);
 };
 
+/* One received frame, Ethernet header first. */
+struct sr_link_frame {
+	const uint8_t *data;
+	uint32_t len;
+};
+
 /*
- * What a link calls for every received UDP/4791 frame (Ethernet header
- * first).  The frame is only valid during the call: the handler copies what
- * it keeps.
+ * What a link calls with the UDP/4791 frames of a receive burst, in wire
+ * order (n >= 1).  The frames are only valid during the call: the handler
+ * copies what it keeps.  A burst, not a frame per call, so the handler
+ * pays its per-call costs (the device lock) once per burst.
  */
-typedef void (*sr_link_rx_fn)(void *handler_ctx, const uint8_t *frame,
-			      uint32_t len);
+typedef void (*sr_link_rx_fn)(void *handler_ctx,
+			      const struct sr_link_frame *frames,
+			      unsigned int n);
 
 #endif /* SR_CORE_LINK_H */

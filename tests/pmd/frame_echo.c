@@ -87,7 +87,7 @@ static void fe_echo(struct fe *fe, const uint8_t *frame, uint32_t len)
 	fe->echoed++;
 }
 
-static void fe_rx(void *ctx, const uint8_t *frame, uint32_t len)
+static void fe_rx_one(void *ctx, const uint8_t *frame, uint32_t len)
 {
 	struct fe *fe = ctx;
 	const uint8_t *pay = frame + FE_HDR + SR_BTH_LEN;
@@ -117,6 +117,12 @@ static void fe_rx(void *ctx, const uint8_t *frame, uint32_t len)
 	}
 	fe->seen[seq] = 1;
 	fe->received++;
+}
+
+static void fe_rx(void *ctx, const struct sr_link_frame *f, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		fe_rx_one(ctx, f[i].data, f[i].len);
 }
 
 static int fe_send_one(struct fe *fe, const uint8_t peer_mac[6],
