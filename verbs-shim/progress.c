@@ -31,7 +31,7 @@
 #define SR_HELPER_NAP_NS 20000
 /* Without: the background nap between idle rounds. */
 #define SR_HELPER_BG_NAP_NS 200000
-/* The consumer progressed this recently: it is polling, stay out. */
+/* The consumer progresses itself: the helper looks again this much later. */
 #define SR_HELPER_DEFER_NS  1000000
 /*
  * The helper did work this recently: keep polling, do not nap.  A passive
@@ -43,9 +43,11 @@
 void sr_ibv_progress(struct sr_ibv_rt *rt)
 {
 	if (rt->pmd && rt->cfg.mode == SR_PMD_MODE_INLINE) {
-		atomic_store_explicit(&rt->last_inline_ns,
-				      sr_pmd_now_ns(rt->pmd),
-				      memory_order_relaxed);
+		/* "it changed" is all the helper asks: no atomic add */
+		atomic_store_explicit(&rt->inline_rounds,
+			atomic_load_explicit(&rt->inline_rounds,
+					     memory_order_relaxed) + 1,
+			memory_order_relaxed);
 		sr_pmd_progress(rt->pmd);
 	}
 }
@@ -55,28 +57,30 @@ static void *sr_ibv_helper(void *arg)
 	struct sr_ibv_rt *rt = arg;
 	const struct timespec nap = { .tv_nsec = SR_HELPER_NAP_NS };
 	const struct timespec bg_nap = { .tv_nsec = SR_HELPER_BG_NAP_NS };
-	uint64_t hot_until = 0;
+	const struct timespec defer = { .tv_nsec = SR_HELPER_DEFER_NS };
+	uint64_t hot_until = 0, seen = 0;
 	unsigned int idle = 0;
 
 	while (!atomic_load(&rt->helper_stop)) {
-		uint64_t now = sr_pmd_now_ns(rt->pmd);
-		uint64_t since = now - atomic_load_explicit(&rt->last_inline_ns,
-							    memory_order_relaxed);
+		uint64_t rounds = atomic_load_explicit(&rt->inline_rounds,
+						       memory_order_relaxed);
+		uint64_t now;
 
-		if (since < SR_HELPER_DEFER_NS) {
+		if (rounds != seen) {
 			/*
-			 * Sleep out the rest of the window: each wake-up
-			 * preempts the polling consumer on its core, and one
-			 * costs ~20 us on a virtual machine.
+			 * The consumer progressed since the last look: it is
+			 * polling; look again a window later.  Each wake-up
+			 * preempts it on its core, and costs ~20 us on a
+			 * virtual machine.
 			 */
-			struct timespec rest = {
-				.tv_nsec = (long)(SR_HELPER_DEFER_NS - since),
-			};
-
-			nanosleep(atomic_load(&rt->waiters) ? &nap : &rest,
+			seen = rounds;
+			nanosleep(atomic_load(&rt->waiters) ? &nap : &defer,
 				  NULL);
 			idle = 0;
-		} else if (sr_pmd_progress(rt->pmd) > 0) {
+			continue;
+		}
+		now = sr_pmd_now_ns(rt->pmd);
+		if (sr_pmd_progress(rt->pmd) > 0) {
 			hot_until = now + SR_HELPER_HOT_NS;
 			idle = 0;
 		} else if ((int64_t)(hot_until - now) > 0) {

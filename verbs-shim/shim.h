@@ -74,7 +74,7 @@ struct sr_ibv_rt {
 	bool helper_started;
 	atomic_bool helper_stop;
 	atomic_uint waiters;              /* armed completion channels */
-	_Atomic uint64_t last_inline_ns;  /* the consumer's last progress */
+	_Atomic uint64_t inline_rounds;   /* the consumer's progress calls */
 	pthread_mutex_t wait_lock;
 	/* Objects lib/ names by pointer only (async events): async.c. */
 	pthread_mutex_t map_lock;

@@ -115,7 +115,10 @@ static void sr_resp_queue_ack(struct sr_qp *qp, uint32_t psn, bool defer)
 {
 	if (qp->resp.ack_pending) {
 		sr_qp_count(qp, SR_CNT_ACK_COALESCED, 1);
-		defer = defer && qp->resp.ack_defer;
+		defer = defer && qp->resp.ack_defer &&
+			sr_psn_diff(psn, qp->resp.ack_psn0) < SR_ACK_DEFER_PSNS;
+	} else {
+		qp->resp.ack_psn0 = psn;
 	}
 	qp->resp.ack_pending = true;
 	qp->resp.ack_defer = defer;
@@ -781,7 +784,9 @@ void sr_resp_flush_owed_ack(struct sr_qp *qp)
 /*
  * The ACK of an RDMA WRITE (one that consumes no receive WQE) may wait:
  * until the QP's requester has sent something in the same engine round
- * (the ACK then follows it), or SR_ACK_DEFER_NS at most.  Coalescing and
+ * (the ACK then follows it), SR_ACK_DEFER_NS at most, and while it
+ * answers fewer than SR_ACK_DEFER_PSNS packets (a stream of WRITEs into a
+ * silent peer is acknowledged every half window, as if not deferred).  Coalescing and
  * a short delay are legal (IBTA 9.7.5.1: one ACK answers every earlier
  * PSN; the delay is far below any ACK timeout).  What it buys is the
  * order of a ping-pong: the consumer learns of a WRITE only by watching
@@ -792,7 +797,9 @@ void sr_resp_flush_owed_ack(struct sr_qp *qp)
  * memory between the two).  SEND and READ traffic are answered at once,
  * as rxe does: their consumers poll a CQ, and a failing request posted
  * right after a receive completion must not overtake the ACK of that
- * SEND.  While an ACK waits the engine reports work, so it comes back.
+ * SEND.  A waiting ACK is not work: the engine may idle (a progress
+ * thread then yields its core, perhaps to the consumer about to post the
+ * request the ACK waits for); sr_dev_next_timer_ns() says when it is due.
  */
 unsigned int sr_resp_run(struct sr_qp *qp, unsigned int budget, uint64_t now,
 			 bool req_sent)
@@ -807,7 +814,7 @@ unsigned int sr_resp_run(struct sr_qp *qp, unsigned int budget, uint64_t now,
 		if (qp->resp.ack_due == 0)
 			qp->resp.ack_due = now + SR_ACK_DEFER_NS;
 		if ((int64_t)(now - qp->resp.ack_due) < 0)
-			return n + 1;
+			return n;
 	}
 	sr_resp_flush_ack(qp);
 	return n + 1;
