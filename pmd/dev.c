@@ -334,7 +334,7 @@ void sr_pmd_set_rx_handler(struct sr_pmd_dev *dev, sr_link_rx_fn fn,
 
 uint64_t sr_pmd_now_ns(const struct sr_pmd_dev *dev)
 {
-	return sr_dev_now_ns(dev);
+	return sr_rxtx_current == dev ? dev->round_ns : sr_dev_now_ns(dev);
 }
 
 int sr_pmd_link_wait(struct sr_pmd_dev *dev, uint32_t timeout_ms)

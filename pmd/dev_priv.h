@@ -68,6 +68,7 @@ struct sr_pmd_dev {
 	struct sr_neigh_cache neigh;
 	uint64_t neigh_next_ns;
 	uint64_t round_ns;            /* the clock, read once per progress round */
+	uint64_t link_asked_ns;       /* memif link state last asked */
 
 	sr_link_rx_fn rx_fn;
 	void *rx_ctx;

@@ -100,7 +100,10 @@ int sr_pmd_engine_call(struct sr_pmd_dev *dev, void (*fn)(void *arg),
 int sr_pmd_start(struct sr_pmd_dev *dev);
 int sr_pmd_stop(struct sr_pmd_dev *dev);
 
-/* Monotonic nanoseconds (TSC based); the link's now_ns. */
+/*
+ * Monotonic nanoseconds (TSC based); the link's now_ns.  Inside a progress
+ * round (a poll callback), the time the round began: one read per round.
+ */
 uint64_t sr_pmd_now_ns(const struct sr_pmd_dev *dev);
 
 /*

@@ -115,12 +115,9 @@ static void sr_rxtx_tx_abort(void *link, void *cookie)
 	rte_pktmbuf_free(cookie);
 }
 
-/* Inside a progress round, the time the round began: one clock read. */
 static uint64_t sr_rxtx_now_ns(void *link)
 {
-	struct sr_pmd_dev *dev = link;
-
-	return sr_rxtx_current == dev ? dev->round_ns : sr_dev_now_ns(dev);
+	return sr_pmd_now_ns(link);
 }
 
 const struct sr_link_ops sr_rxtx_link_ops = {

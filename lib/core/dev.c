@@ -25,10 +25,7 @@ struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg)
 	dev = sr_zalloc(sizeof(*dev));
 	if (dev == NULL)
 		return NULL;
-	if (pthread_mutex_init(&dev->lock, NULL) != 0) {
-		free(dev);
-		return NULL;
-	}
+	sr_lock_init(&dev->lock);
 	dev->ops = cfg->link_ops;
 	dev->link = cfg->link;
 	dev->mr = cfg->mr;
@@ -45,7 +42,6 @@ void sr_dev_destroy(struct sr_dev *dev)
 {
 	if (dev == NULL)
 		return;
-	pthread_mutex_destroy(&dev->lock);
 	free(dev);
 }
 
@@ -73,7 +69,7 @@ static bool sr_tt_matches(enum sr_qp_type t, uint8_t opcode)
 	       (t == SR_QPT_UD && tt == SR_TT_UD);
 }
 
-/* One frame, with the device mutex held. */
+/* One frame, with the device lock held. */
 static void sr_dev_rx_one(struct sr_dev *dev, const uint8_t *frame,
 			  uint32_t len)
 {
@@ -119,10 +115,10 @@ void sr_dev_rx_burst(void *ctx, const struct sr_link_frame *frames,
 {
 	struct sr_dev *dev = ctx;
 
-	pthread_mutex_lock(&dev->lock);
+	sr_lock_acquire(&dev->lock);
 	for (unsigned int i = 0; i < n; i++)
 		sr_dev_rx_one(dev, frames[i].data, frames[i].len);
-	pthread_mutex_unlock(&dev->lock);
+	sr_lock_release(&dev->lock);
 }
 
 void sr_dev_rx(struct sr_dev *dev, const uint8_t *frame, uint32_t len)
@@ -137,7 +133,7 @@ unsigned int sr_dev_poll(struct sr_dev *dev, unsigned int budget)
 	uint64_t now = sr_dev_now(dev);
 	unsigned int work = 0, i, seen = 0;
 
-	pthread_mutex_lock(&dev->lock);
+	sr_lock_acquire(&dev->lock);
 	for (i = 0; i < SR_MAX_QP && seen < dev->nqp; i++) {
 		struct sr_qp *qp = dev->qps[i];
 		enum sr_qp_state st;
@@ -168,7 +164,7 @@ unsigned int sr_dev_poll(struct sr_dev *dev, unsigned int budget)
 			sr_dev_event(dev, SR_EVENT_SQ_DRAINED, qp);
 		}
 	}
-	pthread_mutex_unlock(&dev->lock);
+	sr_lock_release(&dev->lock);
 	return work;
 }
 
@@ -177,7 +173,7 @@ uint64_t sr_dev_next_timer_ns(struct sr_dev *dev)
 	uint64_t now = sr_dev_now(dev), t = UINT64_MAX;
 	unsigned int i, seen = 0;
 
-	pthread_mutex_lock(&dev->lock);
+	sr_lock_acquire(&dev->lock);
 	for (i = 0; i < SR_MAX_QP && seen < dev->nqp; i++) {
 		struct sr_qp *qp = dev->qps[i];
 		uint64_t q;
@@ -192,7 +188,7 @@ uint64_t sr_dev_next_timer_ns(struct sr_dev *dev)
 		if (q < t)
 			t = q;
 	}
-	pthread_mutex_unlock(&dev->lock);
+	sr_lock_release(&dev->lock);
 	return t;
 }
 
@@ -201,11 +197,11 @@ int sr_dev_set_gid(struct sr_dev *dev, unsigned int index,
 {
 	if (index >= SR_GID_TABLE_LEN)
 		return -EINVAL;
-	pthread_mutex_lock(&dev->lock);
+	sr_lock_acquire(&dev->lock);
 	memcpy(dev->gid[index], gid, 16);
 	if (index >= dev->gid_count)
 		dev->gid_count = index + 1;
-	pthread_mutex_unlock(&dev->lock);
+	sr_lock_release(&dev->lock);
 	return 0;
 }
 

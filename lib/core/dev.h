@@ -18,11 +18,11 @@
  *   - poll and arm a CQ (sr_cq_poll, sr_cq_req_notify): one thread per CQ
  *     at a time; lock-free;
  *   - create, modify, query and destroy objects (slow path): these take the
- *     device mutex, which the engine also holds while it runs, so a modify
- *     is observed by the engine between two of its steps, never in the
- *     middle of one.
+ *     device lock (core/lock.h), which the engine also holds while it runs,
+ *     so a modify is observed by the engine between two of its steps, never
+ *     in the middle of one.
  * Callbacks (CQ notification, async events) run on the engine thread with
- * the device mutex held: they must not call slow-path functions; they may
+ * the device lock held: they must not call slow-path functions; they may
  * post, poll and arm.
  *
  * Errors: int functions return 0 or -errno as documented per function.
@@ -97,7 +97,7 @@ void sr_dev_destroy(struct sr_dev *dev);
 /*
  * Receive a burst of frames (Ethernet first); dev is a struct sr_dev *.
  * Matches sr_link_rx_fn: the link passes the device as handler_ctx.  The
- * device mutex is taken once for the burst.  Engine only.
+ * device lock is taken once for the burst.  Engine only.
  */
 void sr_dev_rx_burst(void *dev, const struct sr_link_frame *frames,
 		     unsigned int n);

@@ -5,10 +5,10 @@
 #ifndef SR_CORE_DEV_PRIV_H
 #define SR_CORE_DEV_PRIV_H
 
-#include <pthread.h>
 #include <stdint.h>
 
 #include "core/dev.h"
+#include "core/lock.h"
 
 struct sr_qp;
 
@@ -23,7 +23,7 @@ struct sr_dev {
 	sr_async_fn async_cb;
 	void *async_ctx;
 
-	pthread_mutex_t lock;          /* slow path and engine runs */
+	struct sr_lock lock;           /* slow path and engine runs (lock.h) */
 	struct sr_qp *qps[SR_MAX_QP];  /* by QPN - SR_QPN_BASE */
 	unsigned int nqp, ncq, nsrq;
 	uint32_t next_qpn;

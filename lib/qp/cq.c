@@ -28,9 +28,9 @@ struct sr_cq *sr_cq_create(struct sr_dev *dev, uint32_t cqe,
 	cq->dev = dev;
 	cq->notify = notify;
 	cq->notify_ctx = notify_ctx;
-	pthread_mutex_lock(&dev->lock);
+	sr_lock_acquire(&dev->lock);
 	dev->ncq++;
-	pthread_mutex_unlock(&dev->lock);
+	sr_lock_release(&dev->lock);
 	return cq;
 }
 
@@ -41,13 +41,13 @@ int sr_cq_destroy(struct sr_cq *cq)
 	if (cq == NULL)
 		return 0;
 	dev = cq->dev;
-	pthread_mutex_lock(&dev->lock);
+	sr_lock_acquire(&dev->lock);
 	if (cq->users != 0) {
-		pthread_mutex_unlock(&dev->lock);
+		sr_lock_release(&dev->lock);
 		return -EBUSY;
 	}
 	dev->ncq--;
-	pthread_mutex_unlock(&dev->lock);
+	sr_lock_release(&dev->lock);
 	sr_ring_fini(&cq->ring);
 	free(cq);
 	return 0;

@@ -221,9 +221,9 @@ struct sr_qp *sr_qp_create(struct sr_dev *dev, struct sr_qp_init_attr *init)
 	qp->attr.max_dest_rd_atomic = 1;
 	atomic_store(&qp->state, SR_QPS_RESET);
 
-	pthread_mutex_lock(&dev->lock);
+	sr_lock_acquire(&dev->lock);
 	if (dev->nqp == SR_MAX_QP) {
-		pthread_mutex_unlock(&dev->lock);
+		sr_lock_release(&dev->lock);
 		goto out_free_res;
 	}
 	for (i = 0; i < SR_MAX_QP; i++) {
@@ -239,7 +239,7 @@ struct sr_qp *sr_qp_create(struct sr_dev *dev, struct sr_qp_init_attr *init)
 	qp->rcq->users++;
 	if (qp->srq)
 		qp->srq->users++;
-	pthread_mutex_unlock(&dev->lock);
+	sr_lock_release(&dev->lock);
 	sr_pd_get(qp->pd);
 	qp->sport = sr_udp_sport(0, qp->qpn, qp->qpn);
 	return qp;
@@ -264,7 +264,7 @@ int sr_qp_destroy(struct sr_qp *qp)
 	if (qp == NULL)
 		return 0;
 	dev = qp->dev;
-	pthread_mutex_lock(&dev->lock);
+	sr_lock_acquire(&dev->lock);
 	/*
 	 * The last message's ACK may still be coalescing: send it, or a peer
 	 * whose consumer destroys its QP right after the last receive
@@ -278,7 +278,7 @@ int sr_qp_destroy(struct sr_qp *qp)
 	qp->rcq->users--;
 	if (qp->srq)
 		qp->srq->users--;
-	pthread_mutex_unlock(&dev->lock);
+	sr_lock_release(&dev->lock);
 	sr_pd_put(qp->pd);
 	free(qp->resp.res);
 	free(qp->resp.wqe);
@@ -355,7 +355,7 @@ int sr_qp_modify(struct sr_qp *qp, const struct sr_qp_attr *attr,
 	unsigned int ti = sr_t(qp->type);
 	int ret = 0;
 
-	pthread_mutex_lock(&dev->lock);
+	sr_lock_acquire(&dev->lock);
 	cur = sr_qp_state_get(qp);
 	if ((mask & SR_QP_CUR_STATE) && attr->cur_qp_state != cur) {
 		/* ibverbs lets cur_qp_state say SQE->RTS etc.; must match */
@@ -451,14 +451,14 @@ int sr_qp_modify(struct sr_qp *qp, const struct sr_qp_attr *attr,
 	atomic_store_explicit(&qp->state, next, memory_order_release);
 
 out_unlock:
-	pthread_mutex_unlock(&dev->lock);
+	sr_lock_release(&dev->lock);
 	return ret;
 }
 
 int sr_qp_query(struct sr_qp *qp, struct sr_qp_attr *attr,
 		struct sr_qp_init_attr *init)
 {
-	pthread_mutex_lock(&qp->dev->lock);
+	sr_lock_acquire(&qp->dev->lock);
 	if (attr != NULL) {
 		*attr = qp->attr;
 		attr->qp_state = sr_qp_state_get(qp);
@@ -478,7 +478,7 @@ int sr_qp_query(struct sr_qp *qp, struct sr_qp_attr *attr,
 		init->qp_type = qp->type;
 		init->sq_sig_all = qp->sq_sig_all;
 	}
-	pthread_mutex_unlock(&qp->dev->lock);
+	sr_lock_release(&qp->dev->lock);
 	return 0;
 }
 

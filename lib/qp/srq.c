@@ -33,9 +33,9 @@ struct sr_srq *sr_srq_create(struct sr_dev *dev, struct sr_pd *pd,
 	srq->max_sge = attr->max_sge;
 	atomic_store(&srq->limit, attr->srq_limit);
 	sr_pd_get(pd);
-	pthread_mutex_lock(&dev->lock);
+	sr_lock_acquire(&dev->lock);
 	dev->nsrq++;
-	pthread_mutex_unlock(&dev->lock);
+	sr_lock_release(&dev->lock);
 	return srq;
 }
 
@@ -46,13 +46,13 @@ int sr_srq_destroy(struct sr_srq *srq)
 	if (srq == NULL)
 		return 0;
 	dev = srq->dev;
-	pthread_mutex_lock(&dev->lock);
+	sr_lock_acquire(&dev->lock);
 	if (srq->users != 0) {
-		pthread_mutex_unlock(&dev->lock);
+		sr_lock_release(&dev->lock);
 		return -EBUSY;
 	}
 	dev->nsrq--;
-	pthread_mutex_unlock(&dev->lock);
+	sr_lock_release(&dev->lock);
 	sr_pd_put(srq->pd);
 	sr_ring_fini(&srq->ring);
 	free(srq);
