@@ -128,7 +128,6 @@ struct sr_resp_state {
 	bool ack_pending;             /* coalesced ACK to send */
 	bool ack_defer;               /* the ACK may wait (sr_resp_run) */
 	uint64_t ack_due;             /* when it stops waiting, 0: unset */
-	uint32_t ack_psn0;            /* first PSN it answers while waiting */
 	uint32_t ack_psn;
 	struct sr_resp_res *res;      /* ring of max_dest_rd_atomic */
 	uint32_t nres;

@@ -110,15 +110,19 @@ static void sr_resp_flush_ack(struct sr_qp *qp)
 	sr_qp_count(qp, SR_CNT_ACK_SENT, 1);
 }
 
+/* The last packet of a WRITE that consumes no receive WQE (sr_resp_run). */
+static bool sr_resp_ack_may_wait(const struct sr_opcode_info *op)
+{
+	return op->kind == SR_KIND_WRITE && !(op->flags & SR_OPF_CONSUME) &&
+	       (op->pos == SR_POS_LAST || op->pos == SR_POS_ONLY);
+}
+
 /* defer: the ACK may wait a little (see sr_resp_run). */
 static void sr_resp_queue_ack(struct sr_qp *qp, uint32_t psn, bool defer)
 {
 	if (qp->resp.ack_pending) {
 		sr_qp_count(qp, SR_CNT_ACK_COALESCED, 1);
-		defer = defer && qp->resp.ack_defer &&
-			sr_psn_diff(psn, qp->resp.ack_psn0) < SR_ACK_DEFER_PSNS;
-	} else {
-		qp->resp.ack_psn0 = psn;
+		defer = false;       /* a second request asks: a stream */
 	}
 	qp->resp.ack_pending = true;
 	qp->resp.ack_defer = defer;
@@ -755,8 +759,7 @@ void sr_resp_rx(struct sr_qp *qp, const struct sr_pkt *pkt)
 			qp->resp.psn = sr_psn_add(psn, 1);
 			if (sr_bth_ackreq(bth))
 				sr_resp_queue_ack(qp, psn,
-					pkt->op->kind == SR_KIND_WRITE &&
-					!(pkt->op->flags & SR_OPF_CONSUME));
+					sr_resp_ack_may_wait(pkt->op));
 		}
 		return;
 	}
@@ -782,11 +785,11 @@ void sr_resp_flush_owed_ack(struct sr_qp *qp)
 }
 
 /*
- * The ACK of an RDMA WRITE (one that consumes no receive WQE) may wait:
- * until the QP's requester has sent something in the same engine round
- * (the ACK then follows it), SR_ACK_DEFER_NS at most, and while it
- * answers fewer than SR_ACK_DEFER_PSNS packets (a stream of WRITEs into a
- * silent peer is acknowledged every half window, as if not deferred).  Coalescing and
+ * The ACK of the last packet of an RDMA WRITE (one that consumes no
+ * receive WQE) may wait: until the QP's requester has sent something in
+ * the same engine round (the ACK then follows it), SR_ACK_DEFER_NS at
+ * most, and only while no other request asks for an ACK (a stream of
+ * WRITEs into a silent peer is acknowledged as if nothing waited).  Coalescing and
  * a short delay are legal (IBTA 9.7.5.1: one ACK answers every earlier
  * PSN; the delay is far below any ACK timeout).  What it buys is the
  * order of a ping-pong: the consumer learns of a WRITE only by watching

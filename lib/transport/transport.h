@@ -38,12 +38,10 @@
 #define SR_MAX_UNACKED    128
 /*
  * A WRITE's ACK waits for the QP's own next request (resp.c, sr_resp_run)
- * this long at most — longer than a consumer thread is preempted by a
- * neighbour's wake-up on a virtual machine (~20 us) — and while it answers
- * fewer than half a window of PSNs.
+ * this long at most: longer than a consumer thread is preempted by a
+ * neighbour's wake-up on a virtual machine (~20 us).
  */
 #define SR_ACK_DEFER_NS   50000
-#define SR_ACK_DEFER_PSNS (SR_MAX_UNACKED / 2)
 
 /* Requester: send up to budget packets.  Returns packets sent. */
 unsigned int sr_req_run(struct sr_qp *qp, unsigned int budget);
