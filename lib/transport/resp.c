@@ -814,8 +814,14 @@ unsigned int sr_resp_run(struct sr_qp *qp, unsigned int budget, uint64_t now,
 	if (!qp->resp.ack_pending || qp->resp.busy != NULL)
 		return n;
 	if (qp->resp.ack_defer && !req_sent) {
-		if (qp->resp.ack_due == 0)
-			qp->resp.ack_due = now + SR_ACK_DEFER_NS;
+		if (qp->resp.ack_due == 0) {
+			/* an eighth of this QP's own ACK timeout at most */
+			uint64_t wait = SR_ACK_DEFER_NS, t = qp->attr.timeout;
+
+			if (t != 0 && t < 32 && ((uint64_t)4096u << t) / 8 < wait)
+				wait = ((uint64_t)4096u << t) / 8;
+			qp->resp.ack_due = now + wait;
+		}
 		if ((int64_t)(now - qp->resp.ack_due) < 0)
 			return n;
 	}

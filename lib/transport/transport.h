@@ -38,8 +38,9 @@
 #define SR_MAX_UNACKED    128
 /*
  * A WRITE's ACK waits for the QP's own next request (resp.c, sr_resp_run)
- * this long at most: longer than a consumer thread is preempted by a
- * neighbour's wake-up on a virtual machine (~20 us).
+ * this long at most — longer than a consumer thread is preempted by a
+ * neighbour's wake-up on a virtual machine (~20 us) — and an eighth of
+ * the QP's ACK timeout at most (the peer's is most likely the same).
  */
 #define SR_ACK_DEFER_NS   50000
 
