@@ -119,7 +119,8 @@ void sr_rxtx_release_all(struct sr_pmd_dev *dev);
 void sr_rxtx_queue(struct sr_pmd_dev *dev, struct rte_mbuf *m);
 extern const struct sr_link_ops sr_rxtx_link_ops;
 /* The thread currently in progress on a device (for tx_submit routing). */
-extern __thread struct sr_pmd_dev *sr_rxtx_current;
+extern __thread struct sr_pmd_dev *sr_rxtx_current
+	__attribute__((tls_model("initial-exec")));
 
 /* engine.c */
 int sr_engine_init(struct sr_pmd_dev *dev, char *err, size_t errlen);

@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <stdio.h>
 
+#include <rte_errno.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
@@ -209,6 +210,18 @@ int sr_pmd_progress(struct sr_pmd_dev *dev)
 	sr_rxtx_current = NULL;
 	rte_spinlock_unlock(&dev->progress_lock);
 	return (int)work;
+}
+
+int sr_pmd_thread_register(void)
+{
+	if (rte_lcore_id() != LCORE_ID_ANY)
+		return 0;
+	return rte_thread_register() == 0 ? 0 : -rte_errno;
+}
+
+void sr_pmd_thread_unregister(void)
+{
+	rte_thread_unregister();
 }
 
 static int sr_engine_loop(void *arg)

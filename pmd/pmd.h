@@ -101,6 +101,16 @@ int sr_pmd_start(struct sr_pmd_dev *dev);
 int sr_pmd_stop(struct sr_pmd_dev *dev);
 
 /*
+ * A thread of the consumer's that will progress devices (the shim's
+ * helper) registers with DPDK: it then has an lcore id, and with it the
+ * mbuf pools' per-lcore caches instead of their shared ring on every
+ * allocation and free.  0, or -errno (no lcore id left: it still works,
+ * slower).  Unregister before the thread ends.
+ */
+int sr_pmd_thread_register(void);
+void sr_pmd_thread_unregister(void);
+
+/*
  * Monotonic nanoseconds (TSC based); the link's now_ns.  Inside a progress
  * round (a poll callback), the time the round began: one read per round.
  */

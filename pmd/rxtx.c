@@ -19,7 +19,12 @@
 
 #define SR_TX_RETRIES 16
 
-__thread struct sr_pmd_dev *sr_rxtx_current;
+/*
+ * initial-exec: read every round and per frame; in a shared library (the
+ * drop-in libibverbs) the default model calls __tls_get_addr each time.
+ */
+__thread struct sr_pmd_dev *sr_rxtx_current
+	__attribute__((tls_model("initial-exec")));
 
 /* ---- capture ---- */
 

@@ -60,6 +60,7 @@ static void *sr_ibv_helper(void *arg)
 	const struct timespec defer = { .tv_nsec = SR_HELPER_DEFER_NS };
 	uint64_t hot_until = 0, seen = 0;
 	unsigned int idle = 0;
+	bool registered = sr_pmd_thread_register() == 0;
 
 	while (!atomic_load(&rt->helper_stop)) {
 		uint64_t rounds = atomic_load_explicit(&rt->inline_rounds,
@@ -96,6 +97,8 @@ static void *sr_ibv_helper(void *arg)
 			nanosleep(&nap, NULL);
 		}
 	}
+	if (registered)
+		sr_pmd_thread_unregister();
 	return NULL;
 }
 
