@@ -126,7 +126,7 @@ def main():
     for p in pids:
         print(f"\ntop symbols, {names[p]}:")
         tot = sum(by[p].values())
-        for pct, sym, dso in sorted(tops[p], reverse=True)[:12]:
+        for pct, sym, dso in sorted(tops[p], reverse=True)[:int(os.environ.get("SROCE_PROFILE_TOP", "12"))]:
             print(f"  {pct / tot * 100:5.1f}%  {sym}  ({os.path.basename(dso)})")
 
 

@@ -241,7 +241,6 @@ def main():
                       "met" if w64["mmps"] >= 5 else
                       f"not met ({5 / max(w64['mmps'], 1e-9):.1f}x short)"])
     for lat, label in ((plat, "ib_write_lat 64 B (perftest, inline)"),
-                       (plat_d, "ib_write_lat 64 B (perftest, dedicated)"),
                        (nlat, "WRITE latency 64 B (native, half RTT)")):
         if lat:
             goals.append([label, "<= 2 us", f"{lat['median_us']:.2f} us",
@@ -253,6 +252,13 @@ def main():
 
     txt.append("\nGoals\n")
     txt.append(table(["figure", "goal", "measured", ""], goals))
+    if plat_d:
+        txt.append(f"\nib_write_lat 64 B with dedicated engine lcores: "
+                   f"{plat_d['median_us']:.2f} us median — not a goal here: "
+                   "each node's engine lcore and perftest's polling thread "
+                   "share the node's one core, so every hand-over waits for "
+                   "the scheduler; dedicated mode is for machines with a "
+                   "spare core per device.\n")
 
     # Raw link.
     rows = []
