@@ -115,7 +115,11 @@ step "sroce over af_packet on veth: WRITE, latency (load $(load))"
 ns=sroce-bench-$$
 if ip netns add "$ns" 2>/dev/null; then
 	ip -n "$ns" link set lo up                  # the TCP exchange
-	ip -n "$ns" link add sb0 type veth peer name sb1
+	# net_af_packet's PACKET_FANOUT group is (pid ^ ifindex) & 0xffff: with
+	# neighbouring ifindexes, neighbouring pids collide (EINVAL); ifindexes
+	# equal in their low 16 bits avoid it (tests/pmd/rdma_test.sh).
+	idx=$((3000 + $$ % 1000))
+	ip -n "$ns" link add sb0 index $idx type veth peer name sb1 index $((idx + 1048576))
 	ip -n "$ns" link set sb0 up
 	ip -n "$ns" link set sb1 up
 	for n in 0 1; do

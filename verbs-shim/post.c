@@ -132,6 +132,7 @@ int sr_ibv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 	struct sr_send_wr buf[SR_POST_CHUNK];
 	struct ibv_send_wr *src[SR_POST_CHUNK];
 	const struct sr_send_wr *sbad = NULL;
+	uint32_t outstanding = sr_qp_sq_outstanding(w->qp);
 	int rc = 0;
 
 	while (wr) {
@@ -175,7 +176,7 @@ int sr_ibv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			goto out_progress;    /* the conversion failure above */
 	}
 out_progress:
-	sr_ibv_progress(w->rt);
+	sr_ibv_progress_post(w, outstanding);
 	return sr_ibv_err(rc);
 }
 

@@ -31,6 +31,8 @@
 #define SR_HELPER_NAP_NS 20000
 /* Without: the background nap between idle rounds. */
 #define SR_HELPER_BG_NAP_NS 200000
+/* Posts to a busy send queue between two runs of the engine, at most. */
+#define SR_POST_KICK_EVERY  16
 /* The consumer progresses itself: the helper looks again this much later. */
 #define SR_HELPER_DEFER_NS  1000000
 /*
@@ -49,6 +51,23 @@ void sr_ibv_progress(struct sr_ibv_rt *rt)
 					     memory_order_relaxed) + 1,
 			memory_order_relaxed);
 		sr_pmd_progress(rt->pmd);
+	}
+}
+
+/*
+ * A post to a send queue with nothing outstanding — a ping-pong, a
+ * request — goes out at once: the post runs the engine.  A post behind
+ * others is a stream: the consumer will poll its CQ to reap them, and
+ * that poll's round sends the posts since the last one in one burst,
+ * instead of one round and one one-frame burst per post (ib_write_bw
+ * 64 B: 1.2 -> 3.5 M msg/s).  Every SR_POST_KICK_EVERY-th post runs the
+ * engine anyway, so a burst of posts never waits for more than that.
+ */
+void sr_ibv_progress_post(struct sr_ibv_qp *w, uint32_t outstanding)
+{
+	if (outstanding == 0 || ++w->posts_unsent >= SR_POST_KICK_EVERY) {
+		w->posts_unsent = 0;
+		sr_ibv_progress(w->rt);
 	}
 }
 

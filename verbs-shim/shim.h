@@ -198,6 +198,7 @@ struct sr_ibv_qp {
 	/* New post-send API (wr_api.c): WRs built between wr_start and
 	 * wr_complete. */
 	struct sr_ibv_wr_batch *batch;
+	unsigned int posts_unsent;        /* posts not followed by progress */
 };
 
 static inline struct sr_ibv_qp *sr_qp_of(struct ibv_qp *qp)
@@ -224,6 +225,11 @@ unsigned int sr_ibv_access_from_sr(uint32_t sr);
 
 /* Inline progress on a runtime that is up (progress.c). */
 void sr_ibv_progress(struct sr_ibv_rt *rt);
+/*
+ * After a post to w's send queue, which had `outstanding` WQEs before it:
+ * progress now, or leave the WQE to the consumer's next poll (progress.c).
+ */
+void sr_ibv_progress_post(struct sr_ibv_qp *w, uint32_t outstanding);
 /* The helper thread: start (rt_up) / stop; a waiter comes / goes. */
 int sr_ibv_helper_start(struct sr_ibv_rt *rt);
 int sr_ibv_waiter_add(struct sr_ibv_rt *rt);

@@ -388,6 +388,7 @@ static int sr_wr_complete(struct ibv_qp_ex *q)
 	struct sr_ibv_qp *qp = sr_qpx(q);
 	struct sr_ibv_wr_batch *b = qp->batch;
 	const struct sr_send_wr *bad = NULL;
+	uint32_t outstanding;
 	int rc;
 
 	if (b->err) {
@@ -411,8 +412,9 @@ static int sr_wr_complete(struct ibv_qp_ex *q)
 		}
 		w->next = i + 1 < b->n ? &b->wr[i + 1] : NULL;
 	}
+	outstanding = sr_qp_sq_outstanding(qp->qp);
 	rc = sr_ibv_err(sr_qp_post_send(qp->qp, b->wr, &bad));
-	sr_ibv_progress(qp->rt);
+	sr_ibv_progress_post(qp, outstanding);
 out_reset:
 	sr_wr_start(q);
 	return rc;

@@ -36,7 +36,11 @@ for link in $links; do
 	af_packet)
 		ns=sroce-bench-$$
 		ip netns add $ns || exit 1
-		ip -n $ns link add sb0 type veth peer name sb1
+		# net_af_packet's PACKET_FANOUT group is (pid ^ ifindex) & 0xffff: with
+		# neighbouring ifindexes, neighbouring pids collide (EINVAL); ifindexes
+		# equal in their low 16 bits avoid it (tests/pmd/rdma_test.sh).
+		idx=$((3000 + $$ % 1000))
+		ip -n $ns link add sb0 index $idx type veth peer name sb1 index $((idx + 1048576))
 		ip -n $ns link set sb0 up
 		ip -n $ns link set sb1 up
 		printf '%s\n' "port = net_af_packet0,iface=sb0" "ipv4 = 10.88.0.1/24" \

@@ -703,6 +703,12 @@ void sr_qp_flush(struct sr_qp *qp)
 	qp->flush_pending = false;
 }
 
+uint32_t sr_qp_sq_outstanding(const struct sr_qp *qp)
+{
+	return sr_ring_prod_acquire(&qp->sq) -
+	       atomic_load_explicit(&qp->sq.cons, memory_order_acquire);
+}
+
 uint32_t sr_qp_num(const struct sr_qp *qp)
 {
 	return qp->qpn;

@@ -13,6 +13,8 @@
  *   dead_peer         RC to a destroyed QP's number: an error completion
  *   loopback          two RC QPs of one context: a SEND arrives (the pmd
  *                     loops frames to the device's own MAC back)
+ *   posts_unpolled    WRITEs posted behind others land while the consumer
+ *                     makes no verbs call (the shim's helper sends them)
  *   two_contexts      the same between QPs of two contexts of one device
  * Exit 0 when all pass; each check prints one line.
  */
@@ -383,6 +385,66 @@ out:
 		ibv_destroy_cq(cq);
 }
 
+/*
+ * Posts behind outstanding ones are left to the consumer's next poll
+ * (verbs-shim/progress.c); a consumer that never polls — it watches
+ * memory — must still see every WRITE land (the helper sends them).
+ */
+static void check_posts_unpolled(struct env *e)
+{
+	struct ibv_cq *cq = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
+	struct ibv_qp *a = cq ? make_qp(e, IBV_QPT_RC, cq, 8) : NULL;
+	struct ibv_qp *b = cq ? make_qp(e, IBV_QPT_RC, cq, 8) : NULL;
+	uint8_t *dst = e->buf + 2048;
+	struct ibv_wc wc;
+	int landed = 0, n = 0;
+	double end;
+
+	if (!a || !b || rc_up(e, a, b->qp_num, 14, 7) ||
+	    rc_up(e, b, a->qp_num, 14, 7)) {
+		report("posts_unpolled", 0, "setup failed");
+		goto out;
+	}
+	memset(dst, 0, 3 * 64);
+	for (int i = 0; i < 3; i++) {
+		struct ibv_sge sg = { .addr = (uintptr_t)e->buf + 3072 + 64 * i,
+				      .length = 64, .lkey = e->mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = (uint64_t)i, .sg_list = &sg,
+					  .num_sge = 1,
+					  .opcode = IBV_WR_RDMA_WRITE,
+					  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+		memset(e->buf + 3072 + 64 * i, 0xa0 + i, 64);
+		wr.wr.rdma.remote_addr = (uintptr_t)dst + 64 * i;
+		wr.wr.rdma.rkey = e->mr->rkey;
+		if (ibv_post_send(a, &wr, &bad)) {
+			report("posts_unpolled", 0, "post failed");
+			goto out;
+		}
+	}
+	for (end = now_s() + 5; !landed && now_s() < end;) {
+		struct timespec ms = { .tv_nsec = 1000000 };
+
+		landed = 1;
+		for (int i = 0; i < 3; i++)
+			landed &= ((volatile uint8_t *)dst)[64 * i + 63] ==
+				  (uint8_t)(0xa0 + i);
+		nanosleep(&ms, NULL);    /* no verbs call meanwhile */
+	}
+	while (n < 3 && poll_one(cq, &wc, 5) && wc.status == IBV_WC_SUCCESS)
+		n++;
+	report("posts_unpolled", landed && n == 3,
+	       !landed ? "a WRITE never left" :
+	       n < 3 ? "completions missing" : NULL);
+out:
+	if (a)
+		ibv_destroy_qp(a);
+	if (b)
+		ibv_destroy_qp(b);
+	if (cq)
+		ibv_destroy_cq(cq);
+}
+
 /* Two contexts of one device in one process: a QP of each talks to the other. */
 static void check_two_contexts(struct env *e, struct ibv_device *dev)
 {
@@ -459,6 +521,7 @@ int main(void)
 	check_cq_overrun(&e);
 	check_dead_peer(&e);
 	check_loopback(&e);
+	check_posts_unpolled(&e);
 	check_two_contexts(&e, list[0]);
 	ibv_dereg_mr(e.mr);
 	ibv_dealloc_pd(e.pd);
