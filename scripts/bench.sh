@@ -15,7 +15,7 @@
 #   6. where the time goes: perf profiles of WRITE 64 B and 4 KiB (when
 #      perf works here);
 # then bench/suite/report.py writes bench-results/results.{txt,json,csv}
-# and bandwidth.png.  About 5 minutes on 2 cores.  Prints figures, never
+# and bandwidth.png.  About 7 minutes on 2 cores.  Prints figures, never
 # asserts timing.  SROCE_BENCH_QUICK=1: fewer points (a tooling check);
 # SROCE_BENCH_OUT: where the results go; SROCE_BENCH_COMMIT: the label of
 # the sources when they are not a git checkout; SROCE_BENCH_MAX_LOAD: wait
@@ -85,7 +85,7 @@ fi
 if [ "$quick" = 1 ]; then
 	rep=1 sizes=64,4096,65536 lat=1000 secs=0.2
 else
-	rep=3 sizes=64,1024,4096,65536,1048576 lat=5000 secs=0.3
+	rep=3 sizes=64,1024,4096,65536,1048576 lat=5000 secs=1
 fi
 
 # ---- 1. the raw link (memif: best of 2 x $rep runs, half of them after
