@@ -128,6 +128,7 @@ struct sr_resp_state {
 	bool ack_pending;             /* coalesced ACK to send */
 	bool ack_defer;               /* the ACK may wait (sr_resp_run) */
 	uint64_t ack_due;             /* when it stops waiting, 0: unset */
+	uint32_t since_ack;           /* requests accepted since the last ACK */
 	uint32_t ack_psn;
 	struct sr_resp_res *res;      /* ring of max_dest_rd_atomic */
 	uint32_t nres;

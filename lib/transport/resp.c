@@ -105,16 +105,24 @@ static void sr_resp_flush_ack(struct sr_qp *qp)
 	qp->resp.ack_pending = false;
 	qp->resp.ack_defer = false;
 	qp->resp.ack_due = 0;
+	qp->resp.since_ack = 0;
 	sr_resp_send_aeth(qp, SR_OPCODE(RC, ACKNOWLEDGE), qp->resp.ack_psn,
 			  SR_AETH_CREDITS_INVALID, 0);
 	sr_qp_count(qp, SR_CNT_ACK_SENT, 1);
 }
 
 /* The last packet of a WRITE that consumes no receive WQE (sr_resp_run). */
-static bool sr_resp_ack_may_wait(const struct sr_opcode_info *op)
+/*
+ * The last packet of a WRITE that consumes no receive WQE, when the ACK
+ * would answer few packets: holding one that answers most of a window
+ * stalls a long message's requester (sr_resp_run).
+ */
+static bool sr_resp_ack_may_wait(const struct sr_qp *qp,
+				 const struct sr_opcode_info *op)
 {
 	return op->kind == SR_KIND_WRITE && !(op->flags & SR_OPF_CONSUME) &&
-	       (op->pos == SR_POS_LAST || op->pos == SR_POS_ONLY);
+	       (op->pos == SR_POS_LAST || op->pos == SR_POS_ONLY) &&
+	       qp->resp.since_ack <= SR_ACK_HOLD_PSNS;
 }
 
 /* defer: the ACK may wait a little (see sr_resp_run). */
@@ -757,9 +765,10 @@ void sr_resp_rx(struct sr_qp *qp, const struct sr_pkt *pkt)
 	if (sr_resp_outcome[res].advance) {
 		if (res == SR_RESP_OK) {
 			qp->resp.psn = sr_psn_add(psn, 1);
+			qp->resp.since_ack++;
 			if (sr_bth_ackreq(bth))
 				sr_resp_queue_ack(qp, psn,
-					sr_resp_ack_may_wait(pkt->op));
+					sr_resp_ack_may_wait(qp, pkt->op));
 		}
 		return;
 	}
@@ -786,10 +795,11 @@ void sr_resp_flush_owed_ack(struct sr_qp *qp)
 
 /*
  * The ACK of the last packet of an RDMA WRITE (one that consumes no
- * receive WQE) may wait: until the QP's requester has sent something in
- * the same engine round (the ACK then follows it), SR_ACK_DEFER_NS at
- * most, and only while no other request asks for an ACK (a stream of
- * WRITEs into a silent peer is acknowledged as if nothing waited).  Coalescing and
+ * receive WQE), answering at most SR_ACK_HOLD_PSNS packets, may wait:
+ * until the QP's requester has sent something in the same engine round
+ * (the ACK then follows it), SR_ACK_DEFER_NS at most, and only while no
+ * other request asks for an ACK (a stream of WRITEs into a silent peer
+ * is acknowledged as if nothing waited).  Coalescing and
  * a short delay are legal (IBTA 9.7.5.1: one ACK answers every earlier
  * PSN; the delay is far below any ACK timeout).  What it buys is the
  * order of a ping-pong: the consumer learns of a WRITE only by watching
@@ -873,6 +883,7 @@ void sr_resp_reset(struct sr_qp *qp)
 	qp->resp.ack_pending = false;
 	qp->resp.ack_defer = false;
 	qp->resp.ack_due = 0;
+	qp->resp.since_ack = 0;
 	qp->resp.busy = NULL;
 	qp->resp.msn = 0;
 	for (i = 0; i < qp->resp.nres; i++)

@@ -43,6 +43,8 @@
  * the QP's ACK timeout at most (the peer's is most likely the same).
  */
 #define SR_ACK_DEFER_NS   50000
+/* ... and only when it answers this many packets at most (a quarter window). */
+#define SR_ACK_HOLD_PSNS  (SR_MAX_UNACKED / 4)
 
 /* Requester: send up to budget packets.  Returns packets sent. */
 unsigned int sr_req_run(struct sr_qp *qp, unsigned int budget);

@@ -231,18 +231,24 @@ START_TEST(test_responder_errors)
 }
 END_TEST
 
-/* node 0 sends node 1 a 64 B request, ACK requested. */
-static void craft_req(struct h_pair *p, uint8_t opcode, uint32_t psn)
+/* node 0 sends node 1 a 64 B request, ACK requested unless quiet. */
+static void craft_req_ex(struct h_pair *p, uint8_t opcode, uint32_t psn,
+			 bool quiet)
 {
 	struct sr_build b;
 	uint8_t pl[64] = { 0 };
 
 	craft_init(p, 0, &b, opcode, psn);
-	b.ackreq = true;
+	b.ackreq = !quiet;
 	b.reth_va = (uint64_t)(uintptr_t)p->n[1].buf;
 	b.reth_rkey = sr_mr_rkey(p->n[1].mr);
 	b.reth_len = sizeof(pl);
 	craft_send(p, 0, &b, pl, sizeof(pl));
+}
+
+static void craft_req(struct h_pair *p, uint8_t opcode, uint32_t psn)
+{
+	craft_req_ex(p, opcode, psn, false);
 }
 
 /*
@@ -302,6 +308,15 @@ START_TEST(test_responder_ack_defer)
 	ck_assert_uint_eq(cap.op[4], SR_OPCODE(RC, ACKNOWLEDGE));
 	ck_assert_uint_eq(cap.psn[4], (o.psn0 + 4) & 0xffffff);
 	ck_assert_uint_lt(sim_now(p.net) - t0, SR_ACK_DEFER_NS);
+
+	/* an ACK that answers half a window is not held: the requester
+	 * would stall (a long message's last packet) */
+	for (uint32_t i = 0; i < SR_MAX_UNACKED / 2; i++)
+		craft_req_ex(&p, SR_OPCODE(RC, WRITE_ONLY), o.psn0 + 5 + i, true);
+	craft_req(&p, SR_OPCODE(RC, WRITE_ONLY), o.psn0 + 5 + SR_MAX_UNACKED / 2);
+	ck_assert(sim_step_frames(p.net));
+	ck_assert_int_eq(cap.n, 6);
+	ck_assert_uint_eq(cap.psn[5], (o.psn0 + 5 + SR_MAX_UNACKED / 2) & 0xffffff);
 	h_pair_fini(&p);
 }
 END_TEST
