@@ -215,7 +215,7 @@ int sr_pmd_progress(struct sr_pmd_dev *dev)
 int sr_pmd_thread_register(void)
 {
 	if (rte_lcore_id() != LCORE_ID_ANY)
-		return 0;
+		return 1;
 	return rte_thread_register() == 0 ? 0 : -rte_errno;
 }
 

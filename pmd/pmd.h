@@ -104,8 +104,9 @@ int sr_pmd_stop(struct sr_pmd_dev *dev);
  * A thread of the consumer's that will progress devices (the shim's
  * helper) registers with DPDK: it then has an lcore id, and with it the
  * mbuf pools' per-lcore caches instead of their shared ring on every
- * allocation and free.  0, or -errno (no lcore id left: it still works,
- * slower).  Unregister before the thread ends.
+ * allocation and free.  0: registered (unregister before the thread
+ * ends); 1: it already has an lcore id; -errno: no lcore id left (it
+ * still works, slower).
  */
 int sr_pmd_thread_register(void);
 void sr_pmd_thread_unregister(void);

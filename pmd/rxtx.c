@@ -368,7 +368,7 @@ static bool sr_rxtx_fault_rx(struct sr_pmd_dev *dev, struct rte_mbuf *m,
 		return false;
 	case SR_FAULT_DUP:
 		sr_stats_add(dev->stats, SR_CTR_FAULT_DUP, 1);
-		rte_mbuf_refcnt_update(m, 1);    /* delivered twice */
+		rte_pktmbuf_refcnt_update(m, 1); /* delivered twice: every segment */
 		sr_rxtx_deliver(dev, m, b);
 		return true;
 	case SR_FAULT_REORDER:

@@ -198,7 +198,7 @@ struct sr_ibv_qp {
 	/* New post-send API (wr_api.c): WRs built between wr_start and
 	 * wr_complete. */
 	struct sr_ibv_wr_batch *batch;
-	unsigned int posts_unsent;        /* posts not followed by progress */
+	_Atomic unsigned int posts_unsent; /* posts not followed by progress */
 };
 
 static inline struct sr_ibv_qp *sr_qp_of(struct ibv_qp *qp)

@@ -6,9 +6,10 @@
  * the transport's run), so its uncontended cost is a per-packet cost when
  * rounds carry a packet or two: one atomic exchange to take, one plain
  * release store to give back — about half of a pthread mutex's pair.
- * Holders never sleep: the engine holds it for one round, the slow path
- * (create, modify, destroy) for one table update.  A waiter that spins
- * long (its holder was preempted) yields its core.
+ * Holders do not block for long: the engine holds it for one round (its
+ * callbacks may take a consumer-side mutex or write an event fd), the slow
+ * path (create, modify, destroy) for one update.  A waiter that spins long
+ * (its holder was preempted) yields its core.
  */
 #ifndef SR_CORE_LOCK_H
 #define SR_CORE_LOCK_H

@@ -373,6 +373,9 @@ int sr_qp_modify(struct sr_qp *qp, const struct sr_qp_attr *attr,
 			ret = -EINVAL;
 			goto out_unlock;
 		}
+		/* a held ACK answers requests already placed: send it */
+		if (qp->type == SR_QPT_RC)
+			sr_resp_flush_owed_ack(qp);
 		if (next == SR_QPS_RESET)
 			sr_qp_reset(qp);
 		else
@@ -631,6 +634,8 @@ void sr_qp_enter_err(struct sr_qp *qp, int event)
 {
 	if (sr_qp_state_get(qp) == SR_QPS_ERR)
 		return;
+	if (qp->type == SR_QPT_RC)
+		sr_resp_flush_owed_ack(qp);
 	sr_qp_set_err(qp);
 	sr_dev_event(qp->dev, event >= 0 ? (enum sr_event_type)event
 					 : SR_EVENT_QP_FATAL, qp);

@@ -111,7 +111,6 @@ static void sr_resp_flush_ack(struct sr_qp *qp)
 	sr_qp_count(qp, SR_CNT_ACK_SENT, 1);
 }
 
-/* The last packet of a WRITE that consumes no receive WQE (sr_resp_run). */
 /*
  * The last packet of a WRITE that consumes no receive WQE, when the ACK
  * would answer few packets: holding one that answers most of a window
@@ -120,9 +119,12 @@ static void sr_resp_flush_ack(struct sr_qp *qp)
 static bool sr_resp_ack_may_wait(const struct sr_qp *qp,
 				 const struct sr_opcode_info *op)
 {
+	uint8_t t = qp->attr.timeout;
+
 	return op->kind == SR_KIND_WRITE && !(op->flags & SR_OPF_CONSUME) &&
 	       (op->pos == SR_POS_LAST || op->pos == SR_POS_ONLY) &&
-	       qp->resp.since_ack <= SR_ACK_HOLD_PSNS;
+	       qp->resp.since_ack <= SR_ACK_HOLD_PSNS &&
+	       (t == 0 || t >= SR_ACK_HOLD_MIN_TIMEOUT);
 }
 
 /* defer: the ACK may wait a little (see sr_resp_run). */
@@ -812,7 +814,12 @@ void sr_resp_flush_owed_ack(struct sr_qp *qp)
  * right after a receive completion must not overtake the ACK of that
  * SEND.  A waiting ACK is not work: the engine may idle (a progress
  * thread then yields its core, perhaps to the consumer about to post the
- * request the ACK waits for); sr_dev_next_timer_ns() says when it is due.
+ * request the ACK waits for); sr_dev_next_timer_ns() says when it is due,
+ * for a link that sleeps until its next timer.  A progress thread that
+ * looks in only now and then (the shim's helper, while the consumer runs
+ * the engine itself: every millisecond or so) may send it later than
+ * that, so only QPs whose ACK timeout is long (SR_ACK_HOLD_MIN_TIMEOUT)
+ * hold ACKs at all.
  */
 unsigned int sr_resp_run(struct sr_qp *qp, unsigned int budget, uint64_t now,
 			 bool req_sent)
@@ -823,7 +830,8 @@ unsigned int sr_resp_run(struct sr_qp *qp, unsigned int budget, uint64_t now,
 		n += sr_resp_read_emit(qp, budget);
 	if (!qp->resp.ack_pending || qp->resp.busy != NULL)
 		return n;
-	if (qp->resp.ack_defer && !req_sent) {
+	if (qp->resp.ack_defer && !req_sent &&
+	    qp->resp.since_ack <= SR_ACK_HOLD_PSNS) {
 		if (qp->resp.ack_due == 0) {
 			/* an eighth of this QP's own ACK timeout at most */
 			uint64_t wait = SR_ACK_DEFER_NS, t = qp->attr.timeout;

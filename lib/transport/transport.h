@@ -43,8 +43,15 @@
  * the QP's ACK timeout at most (the peer's is most likely the same).
  */
 #define SR_ACK_DEFER_NS   50000
-/* ... and only when it answers this many packets at most (a quarter window). */
+/* ... and only when it answers this many packets at most (a quarter window), */
 #define SR_ACK_HOLD_PSNS  (SR_MAX_UNACKED / 4)
+/*
+ * ... on a QP whose ACK timeout is this code or more (4.096 us << 12 =
+ * 16.8 ms; 0, infinite, too): a consumer that stops calling verbs leaves a
+ * held ACK to the shim's helper, which looks in every ~1-2 ms.  perftest
+ * and rdma_cm use 14 or more.
+ */
+#define SR_ACK_HOLD_MIN_TIMEOUT 12
 
 /* Requester: send up to budget packets.  Returns packets sent. */
 unsigned int sr_req_run(struct sr_qp *qp, unsigned int budget);

@@ -321,6 +321,43 @@ START_TEST(test_responder_ack_defer)
 }
 END_TEST
 
+/*
+ * No ACK is held on a QP with a short ACK timeout, and a held one is sent
+ * when the QP is moved to ERR (it answers requests already placed).
+ */
+START_TEST(test_responder_ack_hold_limits)
+{
+	struct h_pair p;
+	struct h_opts o;
+	struct cap cap = { .swallow = 1 };
+	struct sr_qp_attr a = { .qp_state = SR_QPS_ERR };
+
+	h_default_opts(&o, SR_QPT_RC);
+	o.timeout = SR_ACK_HOLD_MIN_TIMEOUT - 1;
+	h_pair_init(&p, &o);
+	sim_set_tap(p.net, cap_tap, &cap);
+	craft_req(&p, SR_OPCODE(RC, WRITE_ONLY), o.psn0);
+	ck_assert(sim_step_frames(p.net));
+	ck_assert_int_eq(cap.n, 1);
+	h_pair_fini(&p);
+
+	cap.n = 0;
+	h_default_opts(&o, SR_QPT_RC);
+	h_pair_init(&p, &o);
+	sim_set_tap(p.net, cap_tap, &cap);
+	craft_req(&p, SR_OPCODE(RC, WRITE_ONLY), o.psn0);
+	ck_assert(sim_step_frames(p.net));
+	ck_assert_int_eq(cap.n, 0);                 /* held */
+	ck_assert_int_eq(sr_qp_modify(p.n[1].qp, &a, SR_QP_STATE), 0);
+	settle(&p);
+	ck_assert_int_ge(cap.n, 1);
+	ck_assert_uint_eq(cap.op[0], SR_OPCODE(RC, ACKNOWLEDGE));
+	ck_assert_uint_eq(cap.syn[0], SR_AETH_CREDITS_INVALID);
+	ck_assert_uint_eq(cap.psn[0], o.psn0 & 0xffffff);
+	h_pair_fini(&p);
+}
+END_TEST
+
 /* One sequence NAK per gap; the expected PSN clears it. */
 START_TEST(test_responder_seq_nak_once)
 {
@@ -734,6 +771,7 @@ static Suite *crafted_suite(void)
 	tcase_add_loop_test(r, test_responder_errors, 0,
 			    (int)(sizeof(rcases) / sizeof(rcases[0])));
 	tcase_add_test(r, test_responder_ack_defer);
+	tcase_add_test(r, test_responder_ack_hold_limits);
 	tcase_add_test(r, test_responder_seq_nak_once);
 	tcase_add_test(r, test_responder_duplicates);
 	tcase_add_test(r, test_device_drops);
