@@ -162,7 +162,7 @@ END_TEST
 
 START_TEST(test_claim_node)
 {
-	char dir[] = "/tmp/sroce-claim-XXXXXX";
+	char dir[] = "/tmp/sroce-claim-XXXXXX", path[sizeof(dir) + 16];
 	int fd0, fd1;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -174,6 +174,9 @@ START_TEST(test_claim_node)
 	close(fd0);
 	ck_assert_int_eq(sr_pmd_config_claim_node(dir, &fd1), 0);
 	close(fd1);
+	snprintf(path, sizeof(path), "%s/memif.lock", dir);
+	unlink(path);
+	rmdir(dir);
 }
 END_TEST
 
