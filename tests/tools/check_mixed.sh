@@ -3,7 +3,11 @@
 # and (when editcap is installed) as pcapng.  Expected: exit status 1 (one
 # bad ICRC, one malformed frame) and the lines and counts below.
 set -u
-mkpcap=$1 tool=$2 dir=${3:-$(mktemp -d)}
+mkpcap=$1 tool=$2 dir=${3:-}
+if [ -z "$dir" ]; then
+	dir=$(mktemp -d /tmp/sroce-pcap-mixed.XXXXXX)
+	trap 'rm -rf "$dir"' EXIT INT TERM
+fi
 fail=0
 "$mkpcap" "$dir/mixed.pcap" || { echo "mkpcap failed"; exit 1; }
 files="$dir/mixed.pcap"
