@@ -151,6 +151,42 @@ static int ud_send(struct ibv_qp *qp, struct ibv_ah *ah, uint64_t addr,
 	return ibv_post_send(qp, &wr, &bad);
 }
 
+/* Destroy what a check made; NULLs are skipped. */
+static void drop(struct ibv_ah *ah, struct ibv_qp *qa, struct ibv_qp *qb,
+		 struct ibv_cq *cq)
+{
+	if (ah)
+		ibv_destroy_ah(ah);
+	if (qa)
+		ibv_destroy_qp(qa);
+	if (qb)
+		ibv_destroy_qp(qb);
+	if (cq)
+		ibv_destroy_cq(cq);
+}
+
+/* Two RC QPs of e's context on one CQ, connected to each other. */
+struct rc_pair {
+	struct ibv_cq *cq;
+	struct ibv_qp *a, *b;
+};
+
+static int rc_pair_up(struct env *e, struct rc_pair *p, uint32_t sq)
+{
+	p->cq = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
+	p->a = p->cq ? make_qp(e, IBV_QPT_RC, p->cq, sq) : NULL;
+	p->b = p->cq ? make_qp(e, IBV_QPT_RC, p->cq, sq) : NULL;
+	if (!p->a || !p->b || rc_up(e, p->a, p->b->qp_num, 14, 7) ||
+	    rc_up(e, p->b, p->a->qp_num, 14, 7))
+		return -1;
+	return 0;
+}
+
+static void rc_pair_down(struct rc_pair *p)
+{
+	drop(NULL, p->a, p->b, p->cq);
+}
+
 static void check_local_errors(struct env *e)
 {
 	struct ibv_cq *cq = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
@@ -196,12 +232,7 @@ static void check_local_errors(struct env *e)
 		report("sge_past_mr", rc != 0, msg);
 	}
 out:
-	if (ah)
-		ibv_destroy_ah(ah);
-	if (qp)
-		ibv_destroy_qp(qp);
-	if (cq)
-		ibv_destroy_cq(cq);
+	drop(ah, qp, NULL, cq);
 }
 
 static void check_bad_access(struct env *e)
@@ -248,10 +279,7 @@ static void check_full_sq(struct env *e)
 		 bad ? (long)(bad - wr) : -1L);
 	report("full_sq", rc == ENOMEM && bad != NULL && bad != wr, msg);
 out:
-	if (qp)
-		ibv_destroy_qp(qp);
-	if (cq)
-		ibv_destroy_cq(cq);
+	drop(NULL, qp, NULL, cq);
 }
 
 static void check_cq_overrun(struct env *e)
@@ -289,12 +317,7 @@ static void check_cq_overrun(struct env *e)
 	}
 	report("cq_overrun", got, msg);
 out:
-	if (ah)
-		ibv_destroy_ah(ah);
-	if (qp)
-		ibv_destroy_qp(qp);
-	if (cq)
-		ibv_destroy_cq(cq);
+	drop(ah, qp, NULL, cq);
 }
 
 static void check_dead_peer(struct env *e)
@@ -331,19 +354,12 @@ static void check_dead_peer(struct env *e)
 		report("dead_peer", 0, "no completion");
 	}
 out:
-	if (dead)
-		ibv_destroy_qp(dead);
-	if (qp)
-		ibv_destroy_qp(qp);
-	if (cq)
-		ibv_destroy_cq(cq);
+	drop(NULL, dead, qp, cq);
 }
 
 static void check_loopback(struct env *e)
 {
-	struct ibv_cq *cq = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
-	struct ibv_qp *a = cq ? make_qp(e, IBV_QPT_RC, cq, 4) : NULL;
-	struct ibv_qp *b = cq ? make_qp(e, IBV_QPT_RC, cq, 4) : NULL;
+	struct rc_pair p;
 	struct ibv_sge ss = { .addr = (uintptr_t)e->buf, .length = 32,
 			      .lkey = e->mr->lkey };
 	struct ibv_sge rs = { .addr = (uintptr_t)e->buf + 1024, .length = 64,
@@ -356,18 +372,16 @@ static void check_loopback(struct env *e)
 	struct ibv_wc wc;
 	int recvd = 0, sent = 0;
 
-	if (!a || !b || rc_up(e, a, b->qp_num, 14, 7) ||
-	    rc_up(e, b, a->qp_num, 14, 7) ||
-	    ibv_post_recv(b, &rwr, &rbad)) {
+	if (rc_pair_up(e, &p, 4) || ibv_post_recv(p.b, &rwr, &rbad)) {
 		report("loopback", 0, "setup failed");
 		goto out;
 	}
 	snprintf((char *)e->buf, 32, "same-process loopback, one ctx");
-	if (ibv_post_send(a, &swr, &sbad)) {
+	if (ibv_post_send(p.a, &swr, &sbad)) {
 		report("loopback", 0, "post failed");
 		goto out;
 	}
-	while ((!recvd || !sent) && poll_one(cq, &wc, 5)) {
+	while ((!recvd || !sent) && poll_one(p.cq, &wc, 5)) {
 		if (wc.status != IBV_WC_SUCCESS)
 			break;
 		recvd |= wc.wr_id == 2;
@@ -377,12 +391,7 @@ static void check_loopback(struct env *e)
 			   memcmp(e->buf + 1024, e->buf, 32) == 0,
 	       recvd ? NULL : "the SEND did not arrive");
 out:
-	if (a)
-		ibv_destroy_qp(a);
-	if (b)
-		ibv_destroy_qp(b);
-	if (cq)
-		ibv_destroy_cq(cq);
+	rc_pair_down(&p);
 }
 
 /*
@@ -392,16 +401,13 @@ out:
  */
 static void check_posts_unpolled(struct env *e)
 {
-	struct ibv_cq *cq = ibv_create_cq(e->ctx, 64, NULL, NULL, 0);
-	struct ibv_qp *a = cq ? make_qp(e, IBV_QPT_RC, cq, 8) : NULL;
-	struct ibv_qp *b = cq ? make_qp(e, IBV_QPT_RC, cq, 8) : NULL;
+	struct rc_pair p;
 	uint8_t *dst = e->buf + 2048;
 	struct ibv_wc wc;
 	int landed = 0, n = 0;
 	double end;
 
-	if (!a || !b || rc_up(e, a, b->qp_num, 14, 7) ||
-	    rc_up(e, b, a->qp_num, 14, 7)) {
+	if (rc_pair_up(e, &p, 8)) {
 		report("posts_unpolled", 0, "setup failed");
 		goto out;
 	}
@@ -417,7 +423,7 @@ static void check_posts_unpolled(struct env *e)
 		memset(e->buf + 3072 + 64 * i, 0xa0 + i, 64);
 		wr.wr.rdma.remote_addr = (uintptr_t)dst + 64 * i;
 		wr.wr.rdma.rkey = e->mr->rkey;
-		if (ibv_post_send(a, &wr, &bad)) {
+		if (ibv_post_send(p.a, &wr, &bad)) {
 			report("posts_unpolled", 0, "post failed");
 			goto out;
 		}
@@ -431,18 +437,13 @@ static void check_posts_unpolled(struct env *e)
 				  (uint8_t)(0xa0 + i);
 		nanosleep(&ms, NULL);    /* no verbs call meanwhile */
 	}
-	while (n < 3 && poll_one(cq, &wc, 5) && wc.status == IBV_WC_SUCCESS)
+	while (n < 3 && poll_one(p.cq, &wc, 5) && wc.status == IBV_WC_SUCCESS)
 		n++;
 	report("posts_unpolled", landed && n == 3,
 	       !landed ? "a WRITE never left" :
 	       n < 3 ? "completions missing" : NULL);
 out:
-	if (a)
-		ibv_destroy_qp(a);
-	if (b)
-		ibv_destroy_qp(b);
-	if (cq)
-		ibv_destroy_cq(cq);
+	rc_pair_down(&p);
 }
 
 /* Two contexts of one device in one process: a QP of each talks to the other. */
@@ -480,14 +481,8 @@ static void check_two_contexts(struct env *e, struct ibv_device *dev)
 			ok = memcmp(e->buf + 3072, e->buf + 2048, 24) == 0;
 	}
 	report("two_contexts", ok, ok ? NULL : "the SEND did not arrive");
-	if (a)
-		ibv_destroy_qp(a);
-	if (b)
-		ibv_destroy_qp(b);
-	if (cq)
-		ibv_destroy_cq(cq);
-	if (cq2)
-		ibv_destroy_cq(cq2);
+	drop(NULL, a, b, cq);
+	drop(NULL, NULL, NULL, cq2);
 	if (e2.mr)
 		ibv_dereg_mr(e2.mr);
 	if (e2.pd)
