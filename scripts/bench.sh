@@ -24,6 +24,7 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+. scripts/veth.sh
 build=${1:-${SROCE_BUILD_BENCH:-build-bench}}
 out=${SROCE_BENCH_OUT:-$root/bench-results}
 quick=${SROCE_BENCH_QUICK:-0}
@@ -115,13 +116,7 @@ step "sroce over af_packet on veth: WRITE, latency (load $(load))"
 ns=sroce-bench-$$
 if ip netns add "$ns" 2>/dev/null; then
 	ip -n "$ns" link set lo up                  # the TCP exchange
-	# net_af_packet's PACKET_FANOUT group is (pid ^ ifindex) & 0xffff: with
-	# neighbouring ifindexes, neighbouring pids collide (EINVAL); ifindexes
-	# equal in their low 16 bits avoid it (tests/pmd/rdma_test.sh).
-	idx=$((3000 + $$ % 1000))
-	ip -n "$ns" link add sb0 index $idx type veth peer name sb1 index $((idx + 1048576))
-	ip -n "$ns" link set sb0 up
-	ip -n "$ns" link set sb1 up
+	sr_veth_pair "$ns" sb0 sb1
 	for n in 0 1; do
 		printf '%s\n' "port = net_af_packet0,iface=sb$n" "ipv4 = 10.88.0.$((n + 1))/24" \
 			"mac = 02:88:00:00:00:0$((n + 1))" "stats_dir = off" > "$tmp/afp$n.conf"

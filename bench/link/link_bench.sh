@@ -4,6 +4,7 @@
 # two processes, one core each: net_memif on a private socket, and
 # net_af_packet on a veth pair in a network namespace made and deleted here.
 set -u
+. "$(dirname "$0")/../../scripts/veth.sh"
 bin=$1
 shift
 links=${*:-memif af_packet}
@@ -36,13 +37,7 @@ for link in $links; do
 	af_packet)
 		ns=sroce-bench-$$
 		ip netns add $ns || exit 1
-		# net_af_packet's PACKET_FANOUT group is (pid ^ ifindex) & 0xffff: with
-		# neighbouring ifindexes, neighbouring pids collide (EINVAL); ifindexes
-		# equal in their low 16 bits avoid it (tests/pmd/rdma_test.sh).
-		idx=$((3000 + $$ % 1000))
-		ip -n $ns link add sb0 index $idx type veth peer name sb1 index $((idx + 1048576))
-		ip -n $ns link set sb0 up
-		ip -n $ns link set sb1 up
+		sr_veth_pair $ns sb0 sb1 || exit 1
 		printf '%s\n' "port = net_af_packet0,iface=sb0" "ipv4 = 10.88.0.1/24" \
 			"mac = 02:88:00:00:00:01" "stats_dir = off" > "$tmp/a.conf"
 		printf '%s\n' "port = net_af_packet0,iface=sb1" "ipv4 = 10.88.0.2/24" \

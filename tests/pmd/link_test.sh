@@ -18,33 +18,7 @@ stat_bin=$3
 peer_py=$4
 
 tmp=$(mktemp -d /tmp/sroce-pmd-test.XXXXXX)
-ns=""
-pids=""
-
-cleanup() {
-	for p in $pids; do
-		kill "$p" 2>/dev/null
-	done
-	wait 2>/dev/null
-	[ -n "$ns" ] && ip netns del "$ns" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	for f in "$tmp"/*.log; do
-		[ -f "$f" ] && { echo "--- $f"; cat "$f"; }
-	done
-	exit 1
-}
-
-# conf NAME LINES...: write a config file
-conf() {
-	name=$1
-	shift
-	printf '%s\n' "$@" > "$tmp/$name.conf"
-}
+. "$(dirname "$0")/harness.sh"
 
 # wait_stats: until the one device running has made its stats file; sets
 # stats_file (the pid in its name is frame_echo's, not timeout's)
@@ -134,13 +108,7 @@ fault)
 af_packet)
 	ns=sroce-test-$$
 	ip netns add $ns || fail "ip netns add"
-	# Fanout groups are (pid ^ ifindex) & 0xffff: ifindexes equal in their
-	# low 16 bits keep neighbouring pids apart (see rdma_test.sh).
-	idx=$((3000 + $$ % 1000))
-	ip -n $ns link add sr0 index $idx mtu 1500 type veth peer name sr1 \
-		index $((idx + 1048576)) || fail "veth"
-	ip -n $ns link set sr0 up
-	ip -n $ns link set sr1 up
+	sr_veth_pair $ns sr0 sr1 || fail "veth"
 	conf a "port = net_af_packet0,iface=sr0" "ipv4 = 10.66.0.1/24" \
 		"mac = 02:66:00:00:00:01" "stats_dir = $tmp/stats"
 	conf b "port = net_af_packet0,iface=sr1" "ipv4 = 10.66.0.2/24" \

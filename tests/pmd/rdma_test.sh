@@ -26,33 +26,8 @@ stat_bin=$3
 pcap_bin=$4
 
 tmp=$(mktemp -d /tmp/sroce-rdma-test.XXXXXX)
-ns=""
-pids=""
 tcp=$((20000 + $$ % 20000))
-
-cleanup() {
-	for p in $pids; do
-		kill "$p" 2>/dev/null
-	done
-	wait 2>/dev/null
-	[ -n "$ns" ] && ip netns del "$ns" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-
-fail() {
-	echo "FAIL: $*"
-	for f in "$tmp"/*.log; do
-		[ -f "$f" ] && { echo "--- $f"; cat "$f"; }
-	done
-	exit 1
-}
-
-conf() {
-	name=$1
-	shift
-	printf '%s\n' "$@" > "$tmp/$name.conf"
-}
+. "$(dirname "$0")/harness.sh"
 
 # run_pair PREFIX ROUNDS [EXTRA...]: server (a.conf) in the background,
 # client (b.conf) in the foreground; PREFIX runs both (e.g. ip netns exec).
@@ -149,17 +124,9 @@ af_packet)
 	ns=sroce-rdma-$$
 	ip netns add $ns || fail "ip netns add"
 	ip -n $ns link set lo up
-	# net_af_packet joins the PACKET_FANOUT group (pid ^ ifindex) & 0xffff
-	# of its namespace: with neighbouring ifindexes, processes of
-	# neighbouring pids collide (EINVAL).  With ifindexes equal in their
-	# low 16 bits, only pids equal in theirs could.
-	idx=$((3000 + $$ % 1000))
-	ip -n $ns link add sr0 index $idx mtu 1500 type veth peer name sr1 \
-		index $((idx + 1048576)) || fail "veth"
+	sr_veth_pair $ns sr0 sr1 || fail "veth"
 	ip netns exec $ns sysctl -qw net.ipv6.conf.sr0.disable_ipv6=1
 	ip netns exec $ns sysctl -qw net.ipv6.conf.sr1.disable_ipv6=1
-	ip -n $ns link set sr0 up
-	ip -n $ns link set sr1 up
 	conf a "port = net_af_packet0,iface=sr0" "ipv4 = 10.67.0.1/24" \
 		"mac = 02:67:00:00:00:01" "stats_dir = $tmp/stats" "mtu = 1500"
 	conf b "port = net_af_packet0,iface=sr1" "ipv4 = 10.67.0.2/24" \

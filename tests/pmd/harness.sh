@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# harness.sh — sourced by link_test.sh and rdma_test.sh after they set
+# `tmp` (their private folder): background processes in `pids` and the
+# namespace in `ns` are removed on exit; fail MSG prints every log and
+# exits 1; conf NAME LINES... writes $tmp/NAME.conf.
+ns=""
+pids=""
+
+cleanup() {
+	for p in $pids; do
+		kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+	[ -n "$ns" ] && ip netns del "$ns" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+fail() {
+	echo "FAIL: $*"
+	for f in "$tmp"/*.log; do
+		[ -f "$f" ] && { echo "--- $f"; cat "$f"; }
+	done
+	exit 1
+}
+
+conf() {
+	name=$1
+	shift
+	printf '%s\n' "$@" > "$tmp/$name.conf"
+}
+
+. "$(dirname "$0")/../../scripts/veth.sh"
