@@ -112,9 +112,8 @@ static void sr_resp_flush_ack(struct sr_qp *qp)
 }
 
 /*
- * The last packet of a WRITE that consumes no receive WQE, when the ACK
- * would answer few packets: holding one that answers most of a window
- * stalls a long message's requester (sr_resp_run).
+ * The last packet of a WRITE that consumes no receive WQE, on a QP with a
+ * long ACK timeout (sr_resp_run).
  */
 static bool sr_resp_ack_may_wait(const struct sr_qp *qp,
 				 const struct sr_opcode_info *op)
@@ -123,7 +122,6 @@ static bool sr_resp_ack_may_wait(const struct sr_qp *qp,
 
 	return op->kind == SR_KIND_WRITE && !(op->flags & SR_OPF_CONSUME) &&
 	       (op->pos == SR_POS_LAST || op->pos == SR_POS_ONLY) &&
-	       qp->resp.since_ack <= SR_ACK_HOLD_PSNS &&
 	       (t == 0 || t >= SR_ACK_HOLD_MIN_TIMEOUT);
 }
 
