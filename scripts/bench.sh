@@ -163,7 +163,7 @@ for op in write read send; do
 				--report_gbits
 		done
 	done
-	for s in 64 4096; do
+	for s in 64 4096 1048576; do
 		pt "lat-$op-$s-inline" inline ib_${op}_lat -x 1 -s "$s" -n 2000
 	done
 done

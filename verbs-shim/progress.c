@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include "pmd.h"
@@ -33,8 +34,29 @@
 #define SR_HELPER_BG_NAP_NS 200000
 /* Posts to a busy send queue between two runs of the engine, at most. */
 #define SR_POST_KICK_EVERY  16
-/* The consumer progresses itself: the helper looks again this much later. */
+/* The consumer progresses itself: the helper looks again this much later, */
 #define SR_HELPER_DEFER_NS  1000000
+/*
+ * ... or this much later when the helper itself found work lately (within
+ * SR_HELPER_LEFT_NS): a consumer that posts and then waits by polling
+ * memory, not its CQ (perftest's ib_write_lat), leaves the rest of a long
+ * message, and the ACKs its peer waits for, to the helper.
+ */
+#define SR_HELPER_DEFER_SHORT_NS 50000
+#define SR_HELPER_LEFT_NS   10000000
+/*
+ * The consumer ran the engine this recently: it is likely spinning on its
+ * core, and the helper's waits are short sleeps, not yields.  A thread
+ * that yields in a loop spends its share of the CPU, and the scheduler
+ * (EEVDF) lets it back past a spinning thread only at the next tick
+ * (4 ms); one that slept wakes with credit and runs at once (ib_write_lat
+ * 1 MiB: 4 ms -> 0.5 ms).  With the consumer away (a passive server),
+ * yielding keeps the helper on the CPU at the link's pace.
+ */
+#define SR_HELPER_SHARED_NS 2000000
+#define SR_HELPER_HOT_NAP_NS 10000
+/* The helper's sleeps are this precise (the default slack is 50 us). */
+#define SR_HELPER_SLACK_NS  1000
 /*
  * The helper did work this recently: keep polling, do not nap.  A passive
  * peer (perftest's READ and bandwidth servers make no verbs calls) is
@@ -85,14 +107,18 @@ static void *sr_ibv_helper(void *arg)
 	const struct timespec nap = { .tv_nsec = SR_HELPER_NAP_NS };
 	const struct timespec bg_nap = { .tv_nsec = SR_HELPER_BG_NAP_NS };
 	const struct timespec defer = { .tv_nsec = SR_HELPER_DEFER_NS };
-	uint64_t hot_until = 0, seen = 0;
+	const struct timespec defer_short = { .tv_nsec = SR_HELPER_DEFER_SHORT_NS };
+	const struct timespec hot_nap = { .tv_nsec = SR_HELPER_HOT_NAP_NS };
+	uint64_t hot_until = 0, seen = 0, left = 0, active = 0;
 	unsigned int idle = 0;
 	bool registered = sr_pmd_thread_register() == 0;
+
+	(void)prctl(PR_SET_TIMERSLACK, SR_HELPER_SLACK_NS, 0, 0, 0);
 
 	while (!atomic_load(&rt->helper_stop)) {
 		uint64_t rounds = atomic_load_explicit(&rt->inline_rounds,
 						       memory_order_relaxed);
-		uint64_t now;
+		uint64_t now = sr_pmd_now_ns(rt->pmd);
 
 		if (rounds != seen) {
 			/*
@@ -102,14 +128,19 @@ static void *sr_ibv_helper(void *arg)
 			 * virtual machine.
 			 */
 			seen = rounds;
-			nanosleep(atomic_load(&rt->waiters) ? &nap : &defer,
-				  NULL);
+			active = now;
+			if (atomic_load(&rt->waiters))
+				nanosleep(&nap, NULL);
+			else if (left != 0 && now - left < SR_HELPER_LEFT_NS)
+				nanosleep(&defer_short, NULL);
+			else
+				nanosleep(&defer, NULL);
 			idle = 0;
 			continue;
 		}
-		now = sr_pmd_now_ns(rt->pmd);
 		if (sr_pmd_progress(rt->pmd) > 0) {
 			hot_until = now + SR_HELPER_HOT_NS;
+			left = now;
 			idle = 0;
 		} else if ((int64_t)(hot_until - now) > 0) {
 			/*
@@ -117,7 +148,10 @@ static void *sr_ibv_helper(void *arg)
 			 * let a consumer thread on this core run first: it
 			 * may be about to answer what was just delivered.
 			 */
-			sched_yield();
+			if (active != 0 && now - active < SR_HELPER_SHARED_NS)
+				nanosleep(&hot_nap, NULL);
+			else
+				sched_yield();
 		} else if (atomic_load(&rt->waiters) == 0) {
 			nanosleep(&bg_nap, NULL);
 		} else if (++idle > SR_HELPER_SPIN) {

@@ -303,7 +303,7 @@ def main():
     # Latency.
     rows = []
     for op in ("WRITE", "READ", "SEND"):
-        for s in (64, 4096):
+        for s in (64, 4096, 1048576):
             r = find(recs, source="sroce", test="lat", mode="inline", op=op, size=s)
             p = find(recs, source="perftest", test="lat", op=op, size=s,
                      mode="inline")
