@@ -61,6 +61,7 @@
 	X(DROP_TOO_LONG, "drop_too_long")                   \
 	X(TX_NOBUF, "tx_nobuf")                             \
 	X(TX_FULL, "tx_full")                               \
+	X(TX_WAIT, "tx_wait")                               \
 	X(FAULT_DROP, "fault_drop")                         \
 	X(FAULT_DUP, "fault_dup")                           \
 	X(FAULT_REORDER, "fault_reorder")                   \

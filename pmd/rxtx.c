@@ -2,7 +2,11 @@
 /*
  * rxtx.c — the data path: receive bursts classified to the transport, ARP
  * and ND; the link ops (lib/core/link.h) over mbufs; the transmit burst
- * flushed at the end of each poll.  Capture and fault injection sit here,
+ * flushed at the end of each poll.  A port whose queue is full holds the
+ * sender back, as a NIC's does: what it refuses waits for the next round
+ * (tx_wait), in order, and the transport's tx_alloc fails while a round's
+ * worth waits; frames are dropped only with the link down (tx_full).
+ * Capture and fault injection sit here,
  * at the wire: capture sees what is sent after TX faults and what is
  * received before RX faults.
  */
@@ -17,7 +21,8 @@
 #include "classify.h"
 #include "dev_priv.h"
 
-#define SR_TX_RETRIES 16
+/* Bursts tried in a row before what is left waits for the next round. */
+#define SR_TX_RETRIES 4
 
 /*
  * initial-exec: read every round and per frame; in a shared library (the
@@ -84,7 +89,12 @@ static void sr_rxtx_csum(struct sr_pmd_dev *dev, struct rte_mbuf *m)
 static uint8_t *sr_rxtx_tx_alloc(void *link, uint32_t len, void **cookie)
 {
 	struct sr_pmd_dev *dev = link;
-	struct rte_mbuf *m = rte_pktmbuf_alloc(dev->pool);
+	struct rte_mbuf *m;
+
+	/* The port is behind by a whole queue: the transport waits too. */
+	if (sr_rxtx_current == dev && dev->n_tx_pend >= SR_TX_PEND_MAX)
+		return NULL;
+	m = rte_pktmbuf_alloc(dev->pool);
 
 	if (m == NULL)
 		return NULL;
@@ -132,7 +142,10 @@ const struct sr_link_ops sr_rxtx_link_ops = {
 	.now_ns = sr_rxtx_now_ns,
 };
 
-/* Put the staged frames on the wire; what the port refuses is dropped. */
+/*
+ * Put the staged frames on the wire.  What the port refuses stays staged,
+ * first in line for the next burst; with the link down it is dropped.
+ */
 static void sr_rxtx_burst(struct sr_pmd_dev *dev)
 {
 	uint32_t sent = 0, n = dev->n_tx_out, tries = 0;
@@ -140,25 +153,38 @@ static void sr_rxtx_burst(struct sr_pmd_dev *dev)
 
 	if (n == 0)
 		return;
-	for (uint32_t i = 0; i < n; i++)
-		bytes += dev->tx_out[i]->pkt_len;
 	while (dev->link_ok && sent < n && tries++ < SR_TX_RETRIES)
 		sent += rte_eth_tx_burst(dev->port_id, 0, dev->tx_out + sent,
 					 (uint16_t)(n - sent));
-	for (uint32_t i = sent; i < n; i++) {
-		bytes -= dev->tx_out[i]->pkt_len;
-		rte_pktmbuf_free(dev->tx_out[i]);
-	}
+	for (uint32_t i = 0; i < sent; i++)
+		bytes += dev->tx_out[i]->pkt_len;
 	sr_stats_add(dev->stats, SR_CTR_SENT_PKTS, sent);
 	sr_stats_add(dev->stats, SR_CTR_SENT_BYTES, bytes);
-	if (sent < n)
+	if (!dev->link_ok) {
+		for (uint32_t i = sent; i < n; i++)
+			rte_pktmbuf_free(dev->tx_out[i]);
 		sr_stats_add(dev->stats, SR_CTR_TX_FULL, n - sent);
-	dev->n_tx_out = 0;
+		sent = n;
+	}
+	if (sent < n) {
+		memmove(dev->tx_out, dev->tx_out + sent,
+			(n - sent) * sizeof(dev->tx_out[0]));
+		sr_stats_add(dev->stats, SR_CTR_TX_WAIT, n - sent);
+	}
+	dev->n_tx_out = n - sent;
 }
 
-/* One frame goes to the wire: captured and staged. */
-static void sr_rxtx_emit(struct sr_pmd_dev *dev, struct rte_mbuf *m)
+/*
+ * One frame goes to the wire: captured and staged.  false: the port's
+ * queue is full and the frame was not taken (the caller keeps it).
+ */
+static bool sr_rxtx_emit(struct sr_pmd_dev *dev, struct rte_mbuf *m)
 {
+	if (dev->n_tx_out == dev->cfg.burst) {
+		sr_rxtx_burst(dev);
+		if (dev->n_tx_out == dev->cfg.burst)
+			return false;
+	}
 	if (dev->cap)
 		sr_rxtx_capture(dev, m);
 	/*
@@ -173,11 +199,21 @@ static void sr_rxtx_emit(struct sr_pmd_dev *dev, struct rte_mbuf *m)
 			sr_stats_add(dev->stats, SR_CTR_SENT_PKTS, 1);
 			sr_stats_add(dev->stats, SR_CTR_SENT_BYTES, m->pkt_len);
 		}
-		return;
+		return true;
 	}
 	dev->tx_out[dev->n_tx_out++] = m;
 	if (dev->n_tx_out == dev->cfg.burst)
 		sr_rxtx_burst(dev);
+	return true;
+}
+
+/* Emit a frame that cannot wait (fault injection's copies and releases). */
+static void sr_rxtx_emit_or_drop(struct sr_pmd_dev *dev, struct rte_mbuf *m)
+{
+	if (!sr_rxtx_emit(dev, m)) {
+		rte_pktmbuf_free(m);
+		sr_stats_add(dev->stats, SR_CTR_TX_FULL, 1);
+	}
 }
 
 static void sr_rxtx_emit_held(struct sr_pmd_dev *dev, uint64_t now,
@@ -190,7 +226,7 @@ static void sr_rxtx_emit_held(struct sr_pmd_dev *dev, uint64_t now,
 		n = sr_fault_hold_pop(&dev->hold_tx, now, passed, held,
 				      SR_CONFIG_BURST_MAX);
 		for (uint32_t i = 0; i < n; i++)
-			sr_rxtx_emit(dev, held[i]);
+			sr_rxtx_emit_or_drop(dev, held[i]);
 	} while (n == SR_CONFIG_BURST_MAX);
 }
 
@@ -214,7 +250,7 @@ static void sr_rxtx_fault_tx(struct sr_pmd_dev *dev, struct rte_mbuf *m,
 		sr_stats_add(dev->stats, SR_CTR_FAULT_DUP, 1);
 		copy = rte_pktmbuf_copy(m, dev->pool, 0, UINT32_MAX);
 		if (copy)
-			sr_rxtx_emit(dev, copy);
+			sr_rxtx_emit_or_drop(dev, copy);
 		break;
 	case SR_FAULT_REORDER:
 	case SR_FAULT_DELAY:
@@ -233,7 +269,7 @@ static void sr_rxtx_fault_tx(struct sr_pmd_dev *dev, struct rte_mbuf *m,
 	default:
 		break;
 	}
-	sr_rxtx_emit(dev, m);
+	sr_rxtx_emit_or_drop(dev, m);
 	/* A frame passed: what waits to be reordered behind it goes now. */
 	sr_rxtx_emit_held(dev, now, true);
 }
@@ -242,13 +278,18 @@ void sr_rxtx_queue(struct sr_pmd_dev *dev, struct rte_mbuf *m)
 {
 	if (dev->n_tx_pend == SR_TX_PEND_MAX)
 		sr_rxtx_flush(dev);
+	if (dev->n_tx_pend == SR_TX_PEND_MAX) {      /* the port is stuck */
+		rte_pktmbuf_free(m);
+		sr_stats_add(dev->stats, SR_CTR_TX_FULL, 1);
+		return;
+	}
 	dev->tx_pend[dev->n_tx_pend++] = m;
 }
 
 uint32_t sr_rxtx_flush(struct sr_pmd_dev *dev)
 {
 	uint64_t now = 0;
-	uint32_t n, room;
+	uint32_t n, room, i;
 
 	/* Frames handed over by other threads, as many as fit this round. */
 	room = SR_TX_PEND_MAX - dev->n_tx_pend;
@@ -258,17 +299,20 @@ uint32_t sr_rxtx_flush(struct sr_pmd_dev *dev)
 	n = dev->n_tx_pend;
 	if (dev->fault_on_tx || dev->hold_tx.count)
 		now = sr_rxtx_now_ns(dev);
-	for (uint32_t i = 0; i < n; i++) {
+	for (i = 0; i < n; i++) {
 		if (dev->fault_on_tx)
 			sr_rxtx_fault_tx(dev, dev->tx_pend[i], now);
-		else
-			sr_rxtx_emit(dev, dev->tx_pend[i]);
+		else if (!sr_rxtx_emit(dev, dev->tx_pend[i]))
+			break;                  /* the rest waits, in order */
 	}
-	dev->n_tx_pend = 0;
+	if (i < n)
+		memmove(dev->tx_pend, dev->tx_pend + i,
+			(n - i) * sizeof(dev->tx_pend[0]));
+	dev->n_tx_pend = n - i;
 	if (dev->hold_tx.count)
 		sr_rxtx_emit_held(dev, now, false);
 	sr_rxtx_burst(dev);
-	return n;
+	return n;       /* frames sent or waiting: either is work */
 }
 
 /* ---- receive ---- */

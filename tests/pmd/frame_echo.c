@@ -7,7 +7,10 @@
  *
  *   frame_echo echo [--resolve IP ...] [--timeout-ms T]
  *   frame_echo send --peer A.B.C.D [--count N] [--size BYTES]
- *                   [--min-ratio R] [--timeout-ms T]
+ *                   [--window W] [--min-ratio R] [--timeout-ms T]
+ *
+ * --window: frames in flight (32); more than the link's ring holds checks
+ * that a full port holds the sender back instead of dropping.
  *
  * The device comes from the environment (SROCE_CONFIG / SROCE_NODE).
  * Exit 0 on success; prints one summary line and the device counters.
@@ -34,7 +37,7 @@ struct fe {
 	const struct sr_link_ops *ops;
 	bool echo;
 	bool bye;
-	uint32_t count, size;
+	uint32_t count, size, window;
 	uint8_t *seen;
 	uint32_t received, dups, bad, echoed;
 };
@@ -70,8 +73,9 @@ static void fe_echo(struct fe *fe, const uint8_t *frame, uint32_t len)
 		fe->bye = true;
 		return;
 	}
+	fe->received++;
 	b = fe->ops->tx_alloc(sr_pmd_link(fe->dev), len, &cookie);
-	if (b == NULL)
+	if (b == NULL)                 /* our own port is full: not echoed */
 		return;
 	memcpy(b, frame, len);
 	memcpy(b, frame + 6, 6);
@@ -251,7 +255,7 @@ static int fe_run_send(struct fe *fe, const uint8_t peer[4], double min_ratio,
 	       sr_pmd_now_ns(fe->dev) < deadline) {
 		/* Keep a window in flight; on a stall, count it lost. */
 		while (next < fe->count &&
-		       next - (fe->received + stall) < FE_WINDOW &&
+		       next - (fe->received + stall) < fe->window &&
 		       fe_send_one(fe, peer_mac, peer, next, 0) == 0)
 			next++;
 		if (sr_pmd_progress(fe->dev) > 0) {
@@ -292,7 +296,7 @@ static int fe_run_echo(struct fe *fe, uint64_t deadline)
 			fe_nap();
 	for (int i = 0; i < 100; i++)
 		sr_pmd_progress(fe->dev);
-	printf("frame_echo: echoed %u%s\n", fe->echoed,
+	printf("frame_echo: received %u echoed %u%s\n", fe->received, fe->echoed,
 	       fe->bye ? "" : " (timed out)");
 	fe_counters(fe->dev);
 	return fe->bye ? 0 : 1;
@@ -304,12 +308,13 @@ int main(int argc, char **argv)
 		{ "peer", required_argument, NULL, 'p' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "size", required_argument, NULL, 's' },
+		{ "window", required_argument, NULL, 'w' },
 		{ "min-ratio", required_argument, NULL, 'r' },
 		{ "timeout-ms", required_argument, NULL, 't' },
 		{ "resolve", required_argument, NULL, 'R' },
 		{ 0 },
 	};
-	struct fe fe = { .count = 1000, .size = 128 };
+	struct fe fe = { .count = 1000, .size = 128, .window = FE_WINDOW };
 	uint32_t timeout_ms = 20000;
 	double min_ratio = 1.0;
 	uint8_t peer[4] = { 0 }, resolve[4][16];
@@ -330,6 +335,9 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			fe.size = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'w':
+			fe.window = (uint32_t)strtoul(optarg, NULL, 0);
 			break;
 		case 'r':
 			min_ratio = strtod(optarg, NULL);
