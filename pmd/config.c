@@ -566,8 +566,9 @@ int sr_pmd_config_default_link(struct sr_pmd_config *cfg, int node,
 	}
 	cfg->node = node;
 	n = snprintf(cfg->port, sizeof(cfg->port),
-		     "net_memif0,role=%s,socket=%s/memif.sock,id=0",
-		     node == 0 ? "server" : "client", cfg->run_dir);
+		     "net_memif0,role=%s,socket=%s/memif.sock,id=0,rsize=%u",
+		     node == 0 ? "server" : "client", cfg->run_dir,
+		     SR_PMD_MEMIF_LOG2_RING);
 	if (n < 0 || (size_t)n >= sizeof(cfg->port)) {
 		snprintf(err, errlen, "run_dir '%s' too long", cfg->run_dir);
 		return -EINVAL;
