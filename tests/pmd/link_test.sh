@@ -20,7 +20,7 @@ stat_bin=$3
 peer_py=$4
 
 tmp=$(mktemp -d /tmp/sroce-pmd-test.XXXXXX)
-. "$(dirname "$0")/harness.sh"
+. "$(dirname "$0")/../harness.sh"
 
 # wait_stats: until the one device running has made its stats file; sets
 # stats_file (the pid in its name is frame_echo's, not timeout's)

@@ -27,7 +27,7 @@ pcap_bin=$4
 
 tmp=$(mktemp -d /tmp/sroce-rdma-test.XXXXXX)
 tcp=$((20000 + $$ % 20000))
-. "$(dirname "$0")/harness.sh"
+. "$(dirname "$0")/../harness.sh"
 
 # run_pair PREFIX ROUNDS [EXTRA...]: server (a.conf) in the background,
 # client (b.conf) in the foreground; PREFIX runs both (e.g. ip netns exec).

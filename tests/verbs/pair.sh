@@ -31,15 +31,7 @@ case $kind in
 esac
 
 tmp=$(mktemp -d /tmp/sroce-verbs-pair.XXXXXX)
-pids=""
-cleanup() {
-	for p in $pids; do
-		kill "$p" 2>/dev/null
-	done
-	wait 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
+. "$(dirname "$0")/../harness.sh"
 
 export LD_LIBRARY_PATH=$dir SROCE_RUN_DIR=$tmp
 unset SROCE_CONFIG

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# harness.sh — sourced by link_test.sh and rdma_test.sh after they set
+# harness.sh — sourced by the two-process test scripts (tests/pmd/
+# link_test.sh and rdma_test.sh, tests/verbs/pair.sh) after they set
 # `tmp` (their private folder): background processes in `pids` and the
 # namespace in `ns` are removed on exit; fail MSG prints every log and
 # exits 1; conf NAME LINES... writes $tmp/NAME.conf.
