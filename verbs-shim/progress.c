@@ -50,7 +50,7 @@
  * that yields in a loop spends its share of the CPU, and the scheduler
  * (EEVDF) lets it back past a spinning thread only at the next tick
  * (4 ms); one that slept wakes with credit and runs at once (ib_write_lat
- * 1 MiB: 4 ms -> 0.5 ms).  With the consumer away (a passive server),
+ * 1 MiB: 4 ms -> 0.7-1.0 ms).  With the consumer away (a passive server),
  * yielding keeps the helper on the CPU at the link's pace.
  */
 #define SR_HELPER_SHARED_NS 2000000
