@@ -38,6 +38,7 @@ typedef int (*sr_config_key_fn)(struct sr_pmd_config *cfg, const char *val,
 	X(mode, sr_key_mode)               \
 	X(lcores, sr_key_lcores)           \
 	X(engine_lcore, sr_key_engine_lcore) \
+	X(engines, sr_key_engines)         \
 	X(mbufs, sr_key_mbufs)             \
 	X(rx_desc, sr_key_rx_desc)         \
 	X(tx_desc, sr_key_tx_desc)         \
@@ -315,6 +316,17 @@ static int sr_key_engine_lcore(struct sr_pmd_config *cfg, const char *val,
 	return 0;
 }
 
+static int sr_key_engines(struct sr_pmd_config *cfg, const char *val,
+			  char *why, size_t whylen)
+{
+	unsigned long v;
+
+	if (sr_parse_uint(val, 1, SR_PMD_ENGINES_MAX, &v, why, whylen))
+		return -EINVAL;
+	cfg->engines = (uint32_t)v;
+	return 0;
+}
+
 static int sr_key_mbufs(struct sr_pmd_config *cfg, const char *val, char *why,
 			size_t whylen)
 {
@@ -439,6 +451,7 @@ void sr_pmd_config_init(struct sr_pmd_config *cfg)
 		.node = -1,
 		.mode = SR_PMD_MODE_INLINE,
 		.engine_lcore = 1,
+		.engines = 1,
 		.mbufs = 8191,
 		.rx_desc = 1024,
 		.tx_desc = 1024,

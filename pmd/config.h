@@ -22,6 +22,7 @@
 #define SR_CONFIG_EAL_MAX 1024
 #define SR_CONFIG_ERR_MAX 256
 #define SR_CONFIG_BURST_MAX 64
+#define SR_PMD_ENGINES_MAX  4   /* engine lcores (lanes) per device */
 
 /* Where a device's progress runs. */
 enum sr_pmd_mode {
@@ -51,7 +52,8 @@ struct sr_pmd_config {
 	uint8_t vlan_prio;
 	int node;                         /* default link node, -1 = choose */
 	enum sr_pmd_mode mode;
-	uint32_t engine_lcore;            /* dedicated mode: worker lcore */
+	uint32_t engine_lcore;            /* dedicated mode: first worker lcore */
+	uint32_t engines;                 /* dedicated mode: lcores (lanes) */
 	uint32_t mbufs;                   /* mbufs in the pool */
 	uint32_t rx_desc, tx_desc;
 	uint32_t burst;                   /* RX / TX burst size */

@@ -58,6 +58,8 @@
 	X(DROP_PORT, "drop_udp_port")                       \
 	X(DROP_NEIGH, "drop_bad_arp_nd")                    \
 	X(DROP_NO_HANDLER, "drop_no_handler")               \
+	X(RX_STEERED, "rx_steered")                         \
+	X(DROP_STEER, "drop_steer_full")                    \
 	X(DROP_TOO_LONG, "drop_too_long")                   \
 	X(TX_NOBUF, "tx_nobuf")                             \
 	X(TX_FULL, "tx_full")                               \
@@ -160,13 +162,14 @@ static inline void sr_stats_set(uint64_t *c, uint64_t v)
 	__atomic_store_n(c, v, __ATOMIC_RELAXED);
 }
 
-/* Add n to a device counter (single writer). */
+/*
+ * Add n to a device counter.  Every lane and the slow path write them, so
+ * an atomic add; it is paid per burst, not per frame.
+ */
 static inline void sr_stats_add(struct sr_stats_shm *s, unsigned int id,
 				uint64_t n)
 {
-	__atomic_store_n(&s->dev[id],
-			 __atomic_load_n(&s->dev[id], __ATOMIC_RELAXED) + n,
-			 __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->dev[id], n, __ATOMIC_RELAXED);
 }
 
 static inline void sr_stats_qp_add(struct sr_stats_qp *q, unsigned int id,

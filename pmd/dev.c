@@ -115,11 +115,13 @@ int sr_pmd_resolve(struct sr_pmd_dev *dev, const uint8_t ip[16],
 static void sr_dev_fault_apply(struct sr_pmd_dev *dev,
 			       const struct sr_fault_set *set)
 {
+	sr_wire_lock(dev);
 	sr_fault_state_init(&dev->fault_tx, set);
 	sr_fault_state_init(&dev->fault_rx, set);
 	dev->fault_rx.rng ^= 0x5bd1e995u;    /* independent draws per side */
 	dev->fault_on_tx = sr_fault_active(&dev->fault_tx, SR_FAULT_TX);
 	dev->fault_on_rx = sr_fault_active(&dev->fault_rx, SR_FAULT_RX);
+	sr_wire_unlock(dev);
 }
 
 void sr_dev_fault_poll(struct sr_pmd_dev *dev)
@@ -189,6 +191,78 @@ static int sr_dev_stats(struct sr_pmd_dev *dev, char *err, size_t errlen)
 	return 0;
 }
 
+/* engines > 1: dedicated mode, lcores within EAL's range. */
+static int sr_dev_lanes_check(const struct sr_pmd_config *cfg, char *err,
+			      size_t errlen)
+{
+	if (cfg->engines <= 1)
+		return 0;
+	if (cfg->mode != SR_PMD_MODE_DEDICATED) {
+		snprintf(err, errlen,
+			 "engines = %u needs mode = dedicated (inline progress runs one lane)",
+			 cfg->engines);
+		return -EINVAL;
+	}
+	if (cfg->engine_lcore + cfg->engines - 1 >= RTE_MAX_LCORE) {
+		snprintf(err, errlen,
+			 "engine lcores %u..%u: lcore ids stop at %u",
+			 cfg->engine_lcore,
+			 cfg->engine_lcore + cfg->engines - 1,
+			 RTE_MAX_LCORE - 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Each lane's scratch buffer; lane 0's ring of frames submitted outside
+ * progress; with several lanes, each lane's ring of frames steered to it.
+ */
+static int sr_dev_lanes_init(struct sr_pmd_dev *dev)
+{
+	char name[RTE_RING_NAMESIZE];
+
+	for (uint32_t k = 0; k < dev->nlanes; k++) {
+		struct sr_pmd_lane *l = &dev->lane[k];
+
+		l->scratch = rte_malloc("sroce_scratch", dev->max_frame, 64);
+		if (l->scratch == NULL)
+			return -ENOMEM;
+		if (k == 0) {
+			snprintf(name, sizeof(name), "sroce_tx_%u",
+				 dev->port_id);
+			l->tx_ring = rte_ring_create(name, SR_RING_SIZE,
+						     SOCKET_ID_ANY,
+						     RING_F_SC_DEQ);
+			if (l->tx_ring == NULL)
+				return -ENOMEM;
+		}
+		if (dev->nlanes > 1) {
+			snprintf(name, sizeof(name), "sroce_steer_%u_%u",
+				 dev->port_id, k);
+			l->rx_ring = rte_ring_create(name, SR_RING_SIZE,
+						     SOCKET_ID_ANY,
+						     RING_F_SC_DEQ);
+			if (l->rx_ring == NULL)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static void sr_dev_lanes_fini(struct sr_pmd_dev *dev)
+{
+	for (uint32_t k = 0; k < dev->nlanes; k++) {
+		struct sr_pmd_lane *l = &dev->lane[k];
+
+		rte_ring_free(l->tx_ring);
+		rte_ring_free(l->rx_ring);
+		rte_free(l->scratch);
+		l->tx_ring = l->rx_ring = NULL;
+		l->scratch = NULL;
+	}
+}
+
 int sr_pmd_dev_create(const struct sr_pmd_config *cfg, int lock_fd,
 		      struct sr_pmd_dev **out, char *err, size_t errlen)
 {
@@ -207,7 +281,19 @@ int sr_pmd_dev_create(const struct sr_pmd_config *cfg, int lock_fd,
 	}
 	dev->cfg = *cfg;
 	dev->lock_fd = lock_fd;
-	rte_spinlock_init(&dev->progress_lock);
+	rc = sr_dev_lanes_check(cfg, err, errlen);
+	if (rc) {
+		free(dev);
+		return rc;
+	}
+	dev->nlanes = cfg->mode == SR_PMD_MODE_DEDICATED ? cfg->engines : 1;
+	for (uint32_t k = 0; k < dev->nlanes; k++) {
+		dev->lane[k].dev = dev;
+		dev->lane[k].id = (uint16_t)k;
+		dev->lane[k].lcore = cfg->engine_lcore + k;
+		rte_spinlock_init(&dev->lane[k].progress_lock);
+	}
+	rte_spinlock_init(&dev->wire_lock);
 	sr_neigh_init(&dev->neigh);
 	/* The default link's server owns the socket path: clear a stale one. */
 	if (cfg->default_link && cfg->node == 0) {
@@ -223,17 +309,13 @@ int sr_pmd_dev_create(const struct sr_pmd_config *cfg, int lock_fd,
 	rc = sr_port_setup(dev, err, errlen);
 	if (rc)
 		goto out_port;
-	dev->scratch = rte_malloc("sroce_scratch", dev->max_frame, 64);
-	snprintf(name, sizeof(name), "sroce_tx_%u", dev->port_id);
-	dev->tx_ring = rte_ring_create(name, SR_RING_SIZE, SOCKET_ID_ANY,
-				       RING_F_SC_DEQ);
 	snprintf(name, sizeof(name), "sroce_loop_%u", dev->port_id);
 	dev->loop_ring = rte_ring_create(name, SR_RING_SIZE, SOCKET_ID_ANY,
-					 RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (dev->scratch == NULL || dev->tx_ring == NULL ||
-	    dev->loop_ring == NULL) {
+					 RING_F_SC_DEQ);
+	rc = sr_dev_lanes_init(dev);
+	if (rc || dev->loop_ring == NULL) {
 		rc = -ENOMEM;
-		snprintf(err, errlen, "no memory for the transmit ring");
+		snprintf(err, errlen, "no memory for the lanes' rings");
 		goto out_port;
 	}
 	sr_dev_addresses(dev);
@@ -261,8 +343,7 @@ out_engine:
 	sr_engine_fini(dev);
 out_port:
 	rte_ring_free(dev->loop_ring);
-	rte_ring_free(dev->tx_ring);
-	rte_free(dev->scratch);
+	sr_dev_lanes_fini(dev);
 	sr_port_teardown(dev);
 out_free:
 	free(dev);
@@ -282,8 +363,7 @@ void sr_pmd_dev_destroy(struct sr_pmd_dev *dev)
 	sr_port_teardown(dev);
 	sr_engine_fini(dev);
 	rte_ring_free(dev->loop_ring);
-	rte_ring_free(dev->tx_ring);
-	rte_free(dev->scratch);
+	sr_dev_lanes_fini(dev);
 	sr_stats_destroy(dev->stats, dev->stats_path);
 	if (dev->lock_fd >= 0)
 		close(dev->lock_fd);
@@ -334,7 +414,9 @@ void sr_pmd_set_rx_handler(struct sr_pmd_dev *dev, sr_link_rx_fn fn,
 
 uint64_t sr_pmd_now_ns(const struct sr_pmd_dev *dev)
 {
-	return sr_rxtx_current == dev ? dev->round_ns : sr_dev_now_ns(dev);
+	const struct sr_pmd_lane *l = sr_rxtx_lane_of(dev);
+
+	return l != NULL ? l->round_ns : sr_dev_now_ns(dev);
 }
 
 int sr_pmd_link_wait(struct sr_pmd_dev *dev, uint32_t timeout_ms)

@@ -44,9 +44,32 @@ struct sr_pmd_engine {
 	struct sr_pmd_work *work_pool;/* ring-sized pool of work items */
 	struct rte_ring *work_free;   /* free work items, MP/MC */
 	volatile bool stop;
-	bool running;
-	uint32_t lcore;
+	bool running;                 /* every lane's lcore runs its loop */
 };
+
+/*
+ * A lane: one engine's share of the device — the port's queue pair of the
+ * same index, the frames it stages for that TX queue, and the QPs whose
+ * QPN % nlanes is its index (their frames are handed to it when another
+ * lane receives them).  Lane 0 also does the device's housekeeping (handed
+ * work, ARP / ND, link checks, same-process loopback).  One lane unless
+ * `engines` says more (dedicated mode).
+ */
+struct sr_pmd_lane {
+	struct sr_pmd_dev *dev;
+	uint16_t id;                  /* port queue and QP shard */
+	uint32_t lcore;               /* dedicated mode */
+	rte_spinlock_t progress_lock; /* one thread in this lane's round */
+	uint32_t seq;                 /* rounds run; odd while in one */
+	uint64_t round_ns;            /* the clock, read once per round */
+	struct rte_mbuf *tx_pend[SR_TX_PEND_MAX];
+	uint32_t n_tx_pend;
+	struct rte_mbuf *tx_out[SR_CONFIG_BURST_MAX];
+	uint32_t n_tx_out;
+	struct rte_ring *tx_ring;     /* frames submitted outside progress (lane 0) */
+	struct rte_ring *rx_ring;     /* frames other lanes received for us, MP/SC */
+	uint8_t *scratch;             /* linearised multi-segment frames */
+} __rte_cache_aligned;
 
 struct sr_pmd_dev {
 	struct sr_pmd_config cfg;
@@ -67,23 +90,20 @@ struct sr_pmd_dev {
 	struct sr_gid_table gids;
 	struct sr_neigh_cache neigh;
 	uint64_t neigh_next_ns;
-	uint64_t round_ns;            /* the clock, read once per progress round */
 	uint64_t link_asked_ns;       /* memif link state last asked */
 
 	sr_link_rx_fn rx_fn;
 	void *rx_ctx;
 
-	rte_spinlock_t progress_lock;
-	struct rte_mbuf *tx_pend[SR_TX_PEND_MAX];
-	uint32_t n_tx_pend;
-	struct rte_ring *tx_ring;     /* frames submitted outside progress */
+	struct sr_pmd_lane lane[SR_PMD_ENGINES_MAX];
+	uint32_t nlanes;              /* cfg.engines */
 	struct rte_ring *loop_ring;   /* frames to our own MAC: same-process loopback */
 	uint64_t tx_ring_full;        /* counted by other threads (atomic) */
-	struct rte_mbuf *tx_out[SR_CONFIG_BURST_MAX];
-	uint32_t n_tx_out;
 
 	struct sr_pmd_engine engine;
 
+	/* Capture and fault state, shared by the lanes (taken when nlanes > 1). */
+	rte_spinlock_t wire_lock;
 	struct sr_fault_state fault_tx, fault_rx;
 	struct sr_fault_hold hold_tx, hold_rx;
 	bool fault_on_tx, fault_on_rx;
@@ -93,7 +113,6 @@ struct sr_pmd_dev {
 	struct sr_capture *cap;
 
 	uint64_t tsc0, ns_mult;       /* ns = (tsc - tsc0) * ns_mult >> 32 */
-	uint8_t *scratch;             /* linearised multi-segment frames */
 };
 
 static inline uint64_t sr_dev_now_ns(const struct sr_pmd_dev *dev)
@@ -112,21 +131,43 @@ bool sr_port_link_up(const struct sr_pmd_dev *dev);
 void sr_port_keepalive(struct sr_pmd_dev *dev, uint64_t now_ns);
 
 /* rxtx.c: one receive burst, transmit flush, drain of held frames. */
-uint32_t sr_rxtx_rx(struct sr_pmd_dev *dev);
-uint32_t sr_rxtx_flush(struct sr_pmd_dev *dev);
+uint32_t sr_rxtx_rx(struct sr_pmd_lane *l);
+uint32_t sr_rxtx_flush(struct sr_pmd_lane *l);
 void sr_rxtx_release_all(struct sr_pmd_dev *dev);
-/* Queue one built frame for transmission (progress thread only). */
-void sr_rxtx_queue(struct sr_pmd_dev *dev, struct rte_mbuf *m);
+/* Queue one built frame for transmission (the lane's progress thread). */
+void sr_rxtx_queue(struct sr_pmd_lane *l, struct rte_mbuf *m);
 extern const struct sr_link_ops sr_rxtx_link_ops;
-/* The thread currently in progress on a device (for tx_submit routing). */
-extern __thread struct sr_pmd_dev *sr_rxtx_current
+/* The lane this thread is in progress on (for tx_submit routing). */
+extern __thread struct sr_pmd_lane *sr_rxtx_current
 	__attribute__((tls_model("initial-exec")));
+
+/* The lane of this thread when it is in progress on dev, else NULL. */
+static inline struct sr_pmd_lane *sr_rxtx_lane_of(const struct sr_pmd_dev *dev)
+{
+	struct sr_pmd_lane *l = sr_rxtx_current;
+
+	return l != NULL && l->dev == dev ? l : NULL;
+}
+
+/* Capture and fault state are shared by the lanes: serialise when several. */
+static inline void sr_wire_lock(struct sr_pmd_dev *dev)
+{
+	if (dev->nlanes > 1)
+		rte_spinlock_lock(&dev->wire_lock);
+}
+
+static inline void sr_wire_unlock(struct sr_pmd_dev *dev)
+{
+	if (dev->nlanes > 1)
+		rte_spinlock_unlock(&dev->wire_lock);
+}
 
 /* engine.c */
 int sr_engine_init(struct sr_pmd_dev *dev, char *err, size_t errlen);
 void sr_engine_fini(struct sr_pmd_dev *dev);
 uint32_t sr_engine_run_work(struct sr_pmd_dev *dev);
-uint32_t sr_engine_run_callbacks(struct sr_pmd_dev *dev);
+uint32_t sr_engine_run_callbacks(struct sr_pmd_lane *l);
+int sr_engine_lane_round(struct sr_pmd_lane *l);
 
 /* dev.c: neighbour glue called by rxtx.c for ARP / ND frames. */
 void sr_dev_arp_input(struct sr_pmd_dev *dev, const uint8_t *frame,

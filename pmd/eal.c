@@ -83,7 +83,7 @@ static int sr_eal_push(char **argv, int *argc, const char *arg)
 static int sr_eal_args(const struct sr_pmd_config *cfg, char **argv,
 		       int *argc)
 {
-	char buf[SR_CONFIG_STR_MAX + 64], cpus[128];
+	char buf[SR_CONFIG_STR_MAX + 1024], cpus[128];
 	char *extra, *tok, *save = NULL;
 	int rc = 0;
 
@@ -112,14 +112,19 @@ static int sr_eal_args(const struct sr_pmd_config *cfg, char **argv,
 		if (cfg->lcores[0]) {
 			snprintf(buf, sizeof(buf), "--lcores=%s", cfg->lcores);
 		} else {
+			size_t off;
+
 			sr_eal_cpu_list(cpus, sizeof(cpus));
-			if (cfg->mode == SR_PMD_MODE_DEDICATED)
-				snprintf(buf, sizeof(buf),
-					 "--lcores=0@(%s),%u@(%s)", cpus,
-					 cfg->engine_lcore, cpus);
-			else
-				snprintf(buf, sizeof(buf), "--lcores=0@(%s)",
-					 cpus);
+			off = (size_t)snprintf(buf, sizeof(buf),
+					       "--lcores=0@(%s)", cpus);
+			/* dedicated: lcores engine_lcore .. + engines - 1 */
+			for (uint32_t i = 0; cfg->mode == SR_PMD_MODE_DEDICATED &&
+			     i < cfg->engines && off < sizeof(buf); i++)
+				off += (size_t)snprintf(buf + off,
+							sizeof(buf) - off,
+							",%u@(%s)",
+							cfg->engine_lcore + i,
+							cpus);
 		}
 		rc |= sr_eal_push(argv, argc, buf);
 	}

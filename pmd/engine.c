@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * engine.c — progress: the per-poll round (inline or on a dedicated lcore),
- * the poll callback list, and the work ring through which other threads
- * hand work to the progress thread.
+ * engine.c — progress: the per-poll round of each lane (inline, or on
+ * dedicated lcores, one per lane), the poll callback list, and the work
+ * ring through which other threads hand work to lane 0's progress thread.
  */
 #include <errno.h>
 #include <sched.h>
@@ -39,7 +39,6 @@ int sr_engine_init(struct sr_pmd_dev *dev, char *err, size_t errlen)
 	}
 	for (uint32_t i = 0; i < SR_RING_SIZE - 1; i++)
 		rte_ring_enqueue(e->work_free, &e->work_pool[i]);
-	e->lcore = dev->cfg.engine_lcore;
 	return 0;
 }
 
@@ -89,13 +88,13 @@ uint32_t sr_engine_run_work(struct sr_pmd_dev *dev)
 	return n;
 }
 
-uint32_t sr_engine_run_callbacks(struct sr_pmd_dev *dev)
+uint32_t sr_engine_run_callbacks(struct sr_pmd_lane *l)
 {
-	struct sr_pmd_engine *e = &dev->engine;
+	struct sr_pmd_engine *e = &l->dev->engine;
 	uint32_t n = __atomic_load_n(&e->n_cb, __ATOMIC_ACQUIRE), work = 0;
 
 	for (uint32_t i = 0; i < n; i++) {
-		int rc = e->cb[i].fn(e->cb[i].ctx);
+		int rc = e->cb[i].fn(e->cb[i].ctx, l->id, l->dev->nlanes);
 
 		if (rc > 0)
 			work += (uint32_t)rc;
@@ -103,7 +102,11 @@ uint32_t sr_engine_run_callbacks(struct sr_pmd_dev *dev)
 	return work;
 }
 
-/* The list changes on the progress thread only (directly or handed over). */
+/*
+ * The list changes on lane 0's progress thread only (directly or handed
+ * over); the other lanes read it in their rounds, so a change returns once
+ * each of them has finished the round it may have been in.
+ */
 struct sr_engine_cb_change {
 	struct sr_pmd_dev *dev;
 	sr_pmd_poll_fn fn;
@@ -142,23 +145,41 @@ static void sr_engine_cb_apply(void *arg)
 	__atomic_store_n(&c->done, true, __ATOMIC_RELEASE);
 }
 
+static void sr_engine_lanes_quiesce(struct sr_pmd_dev *dev)
+{
+	const struct sr_pmd_lane *self = sr_rxtx_lane_of(dev);
+
+	for (uint32_t k = 1; k < dev->nlanes; k++) {
+		const struct sr_pmd_lane *l = &dev->lane[k];
+		uint32_t seq = __atomic_load_n(&l->seq, __ATOMIC_ACQUIRE);
+
+		if (l == self || !(seq & 1))
+			continue;
+		while (__atomic_load_n(&l->seq, __ATOMIC_ACQUIRE) == seq)
+			rte_pause();
+	}
+}
+
 static int sr_engine_cb_change(struct sr_pmd_dev *dev, sr_pmd_poll_fn fn,
 			       void *ctx, bool add)
 {
 	struct sr_engine_cb_change c = {
 		.dev = dev, .fn = fn, .ctx = ctx, .add = add,
 	};
+	struct sr_pmd_lane *self = sr_rxtx_lane_of(dev);
 
 	if (fn == NULL)
 		return -EINVAL;
-	if (!dev->engine.running || sr_rxtx_current == dev) {
+	if (!dev->engine.running || (self != NULL && self->id == 0)) {
 		sr_engine_cb_apply(&c);
-		return c.rc;
+	} else {
+		if (sr_pmd_engine_call(dev, sr_engine_cb_apply, &c))
+			return -ENOBUFS;
+		while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE))
+			rte_pause();
 	}
-	if (sr_pmd_engine_call(dev, sr_engine_cb_apply, &c))
-		return -ENOBUFS;
-	while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE))
-		rte_pause();
+	if (dev->engine.running)
+		sr_engine_lanes_quiesce(dev);
 	return c.rc;
 }
 
@@ -174,18 +195,13 @@ int sr_pmd_engine_unregister(struct sr_pmd_dev *dev, sr_pmd_poll_fn fn,
 	return sr_engine_cb_change(dev, fn, ctx, false);
 }
 
-int sr_pmd_progress(struct sr_pmd_dev *dev)
+/* Lane 0's share of a round: the device's housekeeping. */
+static uint32_t sr_engine_housekeeping(struct sr_pmd_dev *dev, uint64_t now)
 {
-	uint32_t work = 0;
-	uint64_t now;
+	uint32_t work;
 
-	if (!rte_spinlock_trylock(&dev->progress_lock))
-		return 0;
-	sr_rxtx_current = dev;
-	now = sr_dev_now_ns(dev);
-	dev->round_ns = now;
 	sr_dev_fault_poll(dev);
-	work += sr_engine_run_work(dev);
+	work = sr_engine_run_work(dev);
 	/*
 	 * memif unmaps the peer's regions from its control thread when the
 	 * peer leaves; a burst then would touch them.  Burst only while up
@@ -194,22 +210,55 @@ int sr_pmd_progress(struct sr_pmd_dev *dev)
 	 */
 	if (dev->memif && now - dev->link_asked_ns >= SR_LINK_ASK_NS) {
 		dev->link_asked_ns = now;
-		dev->link_ok = sr_port_link_up(dev);
+		__atomic_store_n(&dev->link_ok, sr_port_link_up(dev),
+				 __ATOMIC_RELAXED);
 	} else if (!dev->memif) {
 		dev->link_ok = true;
 	}
-	work += sr_rxtx_rx(dev);    /* the port only while link_ok */
-	work += sr_engine_run_callbacks(dev);
-	if ((int64_t)(now - dev->neigh_next_ns) >= 0)
-		sr_dev_neigh_tick(dev, now);
-	if ((int64_t)(now - dev->link_check_ns) >= 0)
-		sr_port_keepalive(dev, now);
-	work += sr_rxtx_flush(dev);
-	if (work == 0 && dev->cap)
+	return work;
+}
+
+int sr_engine_lane_round(struct sr_pmd_lane *l)
+{
+	struct sr_pmd_dev *dev = l->dev;
+	uint32_t work = 0;
+	uint64_t now;
+
+	if (!rte_spinlock_trylock(&l->progress_lock))
+		return 0;
+	__atomic_store_n(&l->seq, l->seq + 1, __ATOMIC_RELEASE);
+	sr_rxtx_current = l;
+	now = sr_dev_now_ns(dev);
+	l->round_ns = now;
+	if (l->id == 0)
+		work += sr_engine_housekeeping(dev, now);
+	work += sr_rxtx_rx(l);    /* the port only while link_ok */
+	work += sr_engine_run_callbacks(l);
+	if (l->id == 0) {
+		if ((int64_t)(now - dev->neigh_next_ns) >= 0)
+			sr_dev_neigh_tick(dev, now);
+		if ((int64_t)(now - dev->link_check_ns) >= 0)
+			sr_port_keepalive(dev, now);
+	}
+	work += sr_rxtx_flush(l);
+	if (work == 0 && dev->cap && l->id == 0) {
+		sr_wire_lock(dev);
 		sr_capture_flush(dev->cap);
+		sr_wire_unlock(dev);
+	}
 	sr_rxtx_current = NULL;
-	rte_spinlock_unlock(&dev->progress_lock);
+	__atomic_store_n(&l->seq, l->seq + 1, __ATOMIC_RELEASE);
+	rte_spinlock_unlock(&l->progress_lock);
 	return (int)work;
+}
+
+int sr_pmd_progress(struct sr_pmd_dev *dev)
+{
+	int work = sr_engine_lane_round(&dev->lane[0]);
+
+	for (uint32_t k = 1; k < dev->nlanes; k++)
+		work += sr_engine_lane_round(&dev->lane[k]);
+	return work;
 }
 
 int sr_pmd_thread_register(void)
@@ -226,11 +275,11 @@ void sr_pmd_thread_unregister(void)
 
 static int sr_engine_loop(void *arg)
 {
-	struct sr_pmd_dev *dev = arg;
+	struct sr_pmd_lane *l = arg;
 	uint32_t idle = 0;
 
-	while (!dev->engine.stop) {
-		if (sr_pmd_progress(dev) > 0) {
+	while (!l->dev->engine.stop) {
+		if (sr_engine_lane_round(l) > 0) {
 			idle = 0;
 		} else if (++idle >= SR_ENGINE_IDLE_SPINS) {
 			/* Share the core when there is nothing to do. */
@@ -246,17 +295,30 @@ static int sr_engine_loop(void *arg)
 int sr_pmd_start(struct sr_pmd_dev *dev)
 {
 	struct sr_pmd_engine *e = &dev->engine;
+	uint32_t k;
 
 	if (dev->cfg.mode != SR_PMD_MODE_DEDICATED)
 		return -EINVAL;
 	if (e->running)
 		return -EBUSY;
-	if (!rte_lcore_is_enabled(e->lcore) ||
-	    e->lcore == rte_get_main_lcore())
-		return -EINVAL;
+	for (k = 0; k < dev->nlanes; k++) {
+		uint32_t lc = dev->lane[k].lcore;
+
+		if (!rte_lcore_is_enabled(lc) || lc == rte_get_main_lcore())
+			return -EINVAL;
+	}
 	e->stop = false;
-	if (rte_eal_remote_launch(sr_engine_loop, dev, e->lcore) != 0)
+	for (k = 0; k < dev->nlanes; k++) {
+		if (rte_eal_remote_launch(sr_engine_loop, &dev->lane[k],
+					  dev->lane[k].lcore) != 0)
+			break;
+	}
+	if (k < dev->nlanes) {          /* undo the lanes that started */
+		e->stop = true;
+		while (k-- > 0)
+			rte_eal_wait_lcore(dev->lane[k].lcore);
 		return -EBUSY;
+	}
 	e->running = true;
 	return 0;
 }
@@ -268,7 +330,8 @@ int sr_pmd_stop(struct sr_pmd_dev *dev)
 	if (!e->running)
 		return -EALREADY;
 	e->stop = true;
-	rte_eal_wait_lcore(e->lcore);
+	for (uint32_t k = 0; k < dev->nlanes; k++)
+		rte_eal_wait_lcore(dev->lane[k].lcore);
 	e->running = false;
 	return 0;
 }

@@ -22,10 +22,12 @@
 
 /* ---- the engine: one transport round per progress round ---- */
 
-static int sr_node_engine_poll(void *ctx)
+static int sr_node_engine_poll(void *ctx, unsigned int lane,
+			       unsigned int nlanes)
 {
 	struct sr_node *node = ctx;
-	unsigned int work = sr_dev_poll(node->dev, node->budget);
+	unsigned int work = sr_dev_poll_shard(node->dev, node->budget, lane,
+					      nlanes);
 	uint64_t now = sr_pmd_now_ns(node->pmd);
 
 	if ((int64_t)(now - __atomic_load_n(&node->next_publish_ns,

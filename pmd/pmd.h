@@ -12,10 +12,13 @@
  * Progress runs in one of two modes (config key mode):
  *   inline     the consumer calls sr_pmd_progress() from its post/poll;
  *   dedicated  sr_pmd_start() runs the same progress in a loop on a worker
- *              lcore; other threads hand work over through rings
- *              (sr_pmd_engine_call, and tx_submit from outside progress).
+ *              lcore — or on `engines` lcores, each a lane with its own
+ *              port queue pair and its shard of the QPs; other threads hand
+ *              work over through rings (sr_pmd_engine_call, and tx_submit
+ *              from outside progress).
  * Either way, the rx handler and the registered poll callbacks run on the
- * progress thread, one at a time.  The link ops may be called from any
+ * progress threads: one at a time per lane (the transport serialises the
+ * lanes with its device lock).  The link ops may be called from any
  * thread: frames submitted outside progress cross an MP ring.
  *
  * node.h binds a device to lib's MR engine and transport (rx handler, poll
@@ -76,8 +79,14 @@ void sr_pmd_set_rx_handler(struct sr_pmd_dev *dev, sr_link_rx_fn fn,
  */
 int sr_pmd_progress(struct sr_pmd_dev *dev);
 
-/* Per-poll callbacks of the transport: return work done, 0 when idle. */
-typedef int (*sr_pmd_poll_fn)(void *ctx);
+/*
+ * Per-poll callbacks of the transport: return work done, 0 when idle.
+ * Every lane's round calls them with its index and the device's lane count
+ * (0 and 1 unless dedicated mode runs several engines): the transport does
+ * the work of that shard of its QPs (sr_dev_poll_shard()).
+ */
+typedef int (*sr_pmd_poll_fn)(void *ctx, unsigned int lane,
+			      unsigned int nlanes);
 
 /* Add / remove a poll callback.  0, -ENOSPC (16 at most), -ENOENT. */
 int sr_pmd_engine_register(struct sr_pmd_dev *dev, sr_pmd_poll_fn fn,
@@ -93,9 +102,10 @@ int sr_pmd_engine_call(struct sr_pmd_dev *dev, void (*fn)(void *arg),
 		       void *arg);
 
 /*
- * Dedicated mode: launch the progress loop on the configured worker lcore /
- * stop it and wait.  0, -EINVAL (inline mode), -EBUSY (already running or
- * the lcore is busy), -EALREADY (stop: not running).
+ * Dedicated mode: launch the progress loop of each lane on its worker lcore
+ * (engine_lcore + lane) / stop them and wait.  0, -EINVAL (inline mode, or
+ * an lcore not enabled), -EBUSY (already running or an lcore is busy),
+ * -EALREADY (stop: not running).
  */
 int sr_pmd_start(struct sr_pmd_dev *dev);
 int sr_pmd_stop(struct sr_pmd_dev *dev);

@@ -138,21 +138,33 @@ static int sr_port_queues(struct sr_pmd_dev *dev,
 	dev->tx_ip_cksum = conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
 	dev->tx_udp_cksum = conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
 	dev->tx_multi_seg = conf.txmode.offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
-	rc = rte_eth_dev_configure(dev->port_id, 1, 1, &conf);
+	/* One queue pair per lane: each engine bursts its own. */
+	if (dev->nlanes > info->max_rx_queues ||
+	    dev->nlanes > info->max_tx_queues) {
+		snprintf(err, errlen,
+			 "port '%s' has %u RX / %u TX queues; engines = %u needs as many (af_packet: qpairs=%u)",
+			 dev->dev_name, info->max_rx_queues,
+			 info->max_tx_queues, dev->nlanes, dev->nlanes);
+		return -EINVAL;
+	}
+	rc = rte_eth_dev_configure(dev->port_id, (uint16_t)dev->nlanes,
+				   (uint16_t)dev->nlanes, &conf);
 	if (rc) {
 		snprintf(err, errlen, "port '%s': configure failed (%s)",
 			 dev->dev_name, rte_strerror(-rc));
 		return -EIO;
 	}
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(dev->port_id, &nb_rxd, &nb_txd);
-	if (rc == 0)
-		rc = rte_eth_rx_queue_setup(dev->port_id, 0, nb_rxd,
+	txconf.offloads = conf.txmode.offloads;
+	for (uint16_t q = 0; rc == 0 && q < dev->nlanes; q++) {
+		rc = rte_eth_rx_queue_setup(dev->port_id, q, nb_rxd,
 					    (unsigned int)socket, NULL,
 					    dev->pool);
-	txconf.offloads = conf.txmode.offloads;
-	if (rc == 0)
-		rc = rte_eth_tx_queue_setup(dev->port_id, 0, nb_txd,
-					    (unsigned int)socket, &txconf);
+		if (rc == 0)
+			rc = rte_eth_tx_queue_setup(dev->port_id, q, nb_txd,
+						    (unsigned int)socket,
+						    &txconf);
+	}
 	if (rc) {
 		snprintf(err, errlen, "port '%s': queue setup failed (%s)",
 			 dev->dev_name, rte_strerror(-rc));

@@ -9,6 +9,10 @@
  * Capture and fault injection sit here,
  * at the wire: capture sees what is sent after TX faults and what is
  * received before RX faults.
+ *
+ * Everything runs per lane (dev_priv.h): a lane bursts its own port queue
+ * pair and hands the RoCE frames of QPs it does not own to their lane's
+ * rx_ring, so each QP is processed, and transmitted, by one lane in order.
  */
 #include <errno.h>
 #include <string.h>
@@ -19,6 +23,7 @@
 #include <rte_ring.h>
 
 #include "classify.h"
+#include "core/dev.h"
 #include "dev_priv.h"
 
 /* Bursts tried in a row before what is left waits for the next round. */
@@ -28,7 +33,7 @@
  * initial-exec: read every round and per frame; in a shared library (the
  * drop-in libibverbs) the default model calls __tls_get_addr each time.
  */
-__thread struct sr_pmd_dev *sr_rxtx_current
+__thread struct sr_pmd_lane *sr_rxtx_current
 	__attribute__((tls_model("initial-exec")));
 
 /* ---- capture ---- */
@@ -42,8 +47,10 @@ static void sr_rxtx_capture(struct sr_pmd_dev *dev, struct rte_mbuf *m)
 		seg[n] = rte_pktmbuf_mtod(s, const uint8_t *);
 		seg_len[n] = s->data_len;
 	}
+	sr_wire_lock(dev);
 	if (sr_capture_segs(dev->cap, seg, seg_len, n, m->pkt_len))
 		sr_stats_add(dev->stats, SR_CTR_CAPTURE_ERR, 1);
+	sr_wire_unlock(dev);
 }
 
 /* ---- transmit ---- */
@@ -89,10 +96,11 @@ static void sr_rxtx_csum(struct sr_pmd_dev *dev, struct rte_mbuf *m)
 static uint8_t *sr_rxtx_tx_alloc(void *link, uint32_t len, void **cookie)
 {
 	struct sr_pmd_dev *dev = link;
+	struct sr_pmd_lane *l = sr_rxtx_lane_of(dev);
 	struct rte_mbuf *m;
 
 	/* The port is behind by a whole queue: the transport waits too. */
-	if (sr_rxtx_current == dev && dev->n_tx_pend >= SR_TX_PEND_MAX)
+	if (l != NULL && l->n_tx_pend >= SR_TX_PEND_MAX)
 		return NULL;
 	m = rte_pktmbuf_alloc(dev->pool);
 
@@ -109,16 +117,17 @@ static uint8_t *sr_rxtx_tx_alloc(void *link, uint32_t len, void **cookie)
 static void sr_rxtx_tx_submit(void *link, void *cookie, uint32_t len)
 {
 	struct sr_pmd_dev *dev = link;
+	struct sr_pmd_lane *l = sr_rxtx_lane_of(dev);
 	struct rte_mbuf *m = cookie;
 
 	m->data_len = (uint16_t)len;
 	m->pkt_len = len;
 	sr_rxtx_csum(dev, m);
-	if (sr_rxtx_current == dev) {
-		sr_rxtx_queue(dev, m);
+	if (l != NULL) {
+		sr_rxtx_queue(l, m);
 		return;
 	}
-	if (rte_ring_mp_enqueue(dev->tx_ring, m) != 0) {
+	if (rte_ring_mp_enqueue(dev->lane[0].tx_ring, m) != 0) {
 		rte_pktmbuf_free(m);
 		__atomic_fetch_add(&dev->tx_ring_full, 1, __ATOMIC_RELAXED);
 	}
@@ -146,43 +155,46 @@ const struct sr_link_ops sr_rxtx_link_ops = {
  * Put the staged frames on the wire.  What the port refuses stays staged,
  * first in line for the next burst; with the link down it is dropped.
  */
-static void sr_rxtx_burst(struct sr_pmd_dev *dev)
+static void sr_rxtx_burst(struct sr_pmd_lane *l)
 {
-	uint32_t sent = 0, n = dev->n_tx_out, tries = 0;
+	struct sr_pmd_dev *dev = l->dev;
+	uint32_t sent = 0, n = l->n_tx_out, tries = 0;
 	uint64_t bytes = 0;
 
 	if (n == 0)
 		return;
 	while (dev->link_ok && sent < n && tries++ < SR_TX_RETRIES)
-		sent += rte_eth_tx_burst(dev->port_id, 0, dev->tx_out + sent,
+		sent += rte_eth_tx_burst(dev->port_id, l->id, l->tx_out + sent,
 					 (uint16_t)(n - sent));
 	for (uint32_t i = 0; i < sent; i++)
-		bytes += dev->tx_out[i]->pkt_len;
+		bytes += l->tx_out[i]->pkt_len;
 	sr_stats_add(dev->stats, SR_CTR_SENT_PKTS, sent);
 	sr_stats_add(dev->stats, SR_CTR_SENT_BYTES, bytes);
 	if (!dev->link_ok) {
 		for (uint32_t i = sent; i < n; i++)
-			rte_pktmbuf_free(dev->tx_out[i]);
+			rte_pktmbuf_free(l->tx_out[i]);
 		sr_stats_add(dev->stats, SR_CTR_TX_FULL, n - sent);
 		sent = n;
 	}
 	if (sent < n) {
-		memmove(dev->tx_out, dev->tx_out + sent,
-			(n - sent) * sizeof(dev->tx_out[0]));
+		memmove(l->tx_out, l->tx_out + sent,
+			(n - sent) * sizeof(l->tx_out[0]));
 		sr_stats_add(dev->stats, SR_CTR_TX_WAIT, n - sent);
 	}
-	dev->n_tx_out = n - sent;
+	l->n_tx_out = n - sent;
 }
 
 /*
  * One frame goes to the wire: captured and staged.  false: the port's
  * queue is full and the frame was not taken (the caller keeps it).
  */
-static bool sr_rxtx_emit(struct sr_pmd_dev *dev, struct rte_mbuf *m)
+static bool sr_rxtx_emit(struct sr_pmd_lane *l, struct rte_mbuf *m)
 {
-	if (dev->n_tx_out == dev->cfg.burst) {
-		sr_rxtx_burst(dev);
-		if (dev->n_tx_out == dev->cfg.burst)
+	struct sr_pmd_dev *dev = l->dev;
+
+	if (l->n_tx_out == dev->cfg.burst) {
+		sr_rxtx_burst(l);
+		if (l->n_tx_out == dev->cfg.burst)
 			return false;
 	}
 	if (dev->cap)
@@ -192,7 +204,7 @@ static bool sr_rxtx_emit(struct sr_pmd_dev *dev, struct rte_mbuf *m)
 	 * never reaches the port: it comes back in at the next receive.
 	 */
 	if (memcmp(rte_pktmbuf_mtod(m, const uint8_t *), dev->addr.mac, 6) == 0) {
-		if (rte_ring_sp_enqueue(dev->loop_ring, m) != 0) {
+		if (rte_ring_mp_enqueue(dev->loop_ring, m) != 0) {
 			rte_pktmbuf_free(m);
 			sr_stats_add(dev->stats, SR_CTR_TX_FULL, 1);
 		} else {
@@ -201,46 +213,59 @@ static bool sr_rxtx_emit(struct sr_pmd_dev *dev, struct rte_mbuf *m)
 		}
 		return true;
 	}
-	dev->tx_out[dev->n_tx_out++] = m;
-	if (dev->n_tx_out == dev->cfg.burst)
-		sr_rxtx_burst(dev);
+	l->tx_out[l->n_tx_out++] = m;
+	if (l->n_tx_out == dev->cfg.burst)
+		sr_rxtx_burst(l);
 	return true;
 }
 
 /* Emit a frame that cannot wait (fault injection's copies and releases). */
-static void sr_rxtx_emit_or_drop(struct sr_pmd_dev *dev, struct rte_mbuf *m)
+static void sr_rxtx_emit_or_drop(struct sr_pmd_lane *l, struct rte_mbuf *m)
 {
-	if (!sr_rxtx_emit(dev, m)) {
+	if (!sr_rxtx_emit(l, m)) {
 		rte_pktmbuf_free(m);
-		sr_stats_add(dev->stats, SR_CTR_TX_FULL, 1);
+		sr_stats_add(l->dev->stats, SR_CTR_TX_FULL, 1);
 	}
 }
 
-static void sr_rxtx_emit_held(struct sr_pmd_dev *dev, uint64_t now,
+/* Frames a lane's hold counts (read without the wire lock: a hint). */
+static inline uint32_t sr_rxtx_held(const struct sr_fault_hold *h)
+{
+	return __atomic_load_n(&h->count, __ATOMIC_RELAXED);
+}
+
+static void sr_rxtx_emit_held(struct sr_pmd_lane *l, uint64_t now,
 			      bool passed)
 {
+	struct sr_pmd_dev *dev = l->dev;
 	void *held[SR_CONFIG_BURST_MAX];
 	uint32_t n;
 
 	do {
+		sr_wire_lock(dev);
 		n = sr_fault_hold_pop(&dev->hold_tx, now, passed, held,
 				      SR_CONFIG_BURST_MAX);
+		sr_wire_unlock(dev);
 		for (uint32_t i = 0; i < n; i++)
-			sr_rxtx_emit_or_drop(dev, held[i]);
+			sr_rxtx_emit_or_drop(l, held[i]);
 	} while (n == SR_CONFIG_BURST_MAX);
 }
 
 /* Apply the TX fault rules to one frame, then emit what survives. */
-static void sr_rxtx_fault_tx(struct sr_pmd_dev *dev, struct rte_mbuf *m,
+static void sr_rxtx_fault_tx(struct sr_pmd_lane *l, struct rte_mbuf *m,
 			     uint64_t now)
 {
+	struct sr_pmd_dev *dev = l->dev;
 	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
 	uint64_t delay = 0;
 	struct rte_mbuf *copy;
 	unsigned int act;
+	int held;
 
+	sr_wire_lock(dev);
 	act = sr_fault_decide(&dev->fault_tx, SR_FAULT_TX, p, m->data_len,
 			      &delay);
+	sr_wire_unlock(dev);
 	switch (act) {
 	case SR_FAULT_DROP:
 		sr_stats_add(dev->stats, SR_CTR_FAULT_DROP, 1);
@@ -250,13 +275,16 @@ static void sr_rxtx_fault_tx(struct sr_pmd_dev *dev, struct rte_mbuf *m,
 		sr_stats_add(dev->stats, SR_CTR_FAULT_DUP, 1);
 		copy = rte_pktmbuf_copy(m, dev->pool, 0, UINT32_MAX);
 		if (copy)
-			sr_rxtx_emit_or_drop(dev, copy);
+			sr_rxtx_emit_or_drop(l, copy);
 		break;
 	case SR_FAULT_REORDER:
 	case SR_FAULT_DELAY:
-		if (sr_fault_hold_push(&dev->hold_tx, m,
-				       act == SR_FAULT_DELAY ? now + delay :
-							       UINT64_MAX) == 0) {
+		sr_wire_lock(dev);
+		held = sr_fault_hold_push(&dev->hold_tx, m,
+					  act == SR_FAULT_DELAY ? now + delay :
+								  UINT64_MAX);
+		sr_wire_unlock(dev);
+		if (held == 0) {
 			sr_stats_add(dev->stats, act == SR_FAULT_DELAY ?
 					 SR_CTR_FAULT_DELAY : SR_CTR_FAULT_REORDER, 1);
 			return;
@@ -269,49 +297,50 @@ static void sr_rxtx_fault_tx(struct sr_pmd_dev *dev, struct rte_mbuf *m,
 	default:
 		break;
 	}
-	sr_rxtx_emit_or_drop(dev, m);
+	sr_rxtx_emit_or_drop(l, m);
 	/* A frame passed: what waits to be reordered behind it goes now. */
-	sr_rxtx_emit_held(dev, now, true);
+	sr_rxtx_emit_held(l, now, true);
 }
 
-void sr_rxtx_queue(struct sr_pmd_dev *dev, struct rte_mbuf *m)
+void sr_rxtx_queue(struct sr_pmd_lane *l, struct rte_mbuf *m)
 {
-	if (dev->n_tx_pend == SR_TX_PEND_MAX)
-		sr_rxtx_flush(dev);
-	if (dev->n_tx_pend == SR_TX_PEND_MAX) {      /* the port is stuck */
+	if (l->n_tx_pend == SR_TX_PEND_MAX)
+		sr_rxtx_flush(l);
+	if (l->n_tx_pend == SR_TX_PEND_MAX) {        /* the port is stuck */
 		rte_pktmbuf_free(m);
-		sr_stats_add(dev->stats, SR_CTR_TX_FULL, 1);
+		sr_stats_add(l->dev->stats, SR_CTR_TX_FULL, 1);
 		return;
 	}
-	dev->tx_pend[dev->n_tx_pend++] = m;
+	l->tx_pend[l->n_tx_pend++] = m;
 }
 
-uint32_t sr_rxtx_flush(struct sr_pmd_dev *dev)
+uint32_t sr_rxtx_flush(struct sr_pmd_lane *l)
 {
+	struct sr_pmd_dev *dev = l->dev;
 	uint64_t now = 0;
 	uint32_t n, room, i;
 
 	/* Frames handed over by other threads, as many as fit this round. */
-	room = SR_TX_PEND_MAX - dev->n_tx_pend;
-	if (room)
-		dev->n_tx_pend += rte_ring_sc_dequeue_burst(dev->tx_ring,
-			(void **)(dev->tx_pend + dev->n_tx_pend), room, NULL);
-	n = dev->n_tx_pend;
-	if (dev->fault_on_tx || dev->hold_tx.count)
+	room = SR_TX_PEND_MAX - l->n_tx_pend;
+	if (room && l->tx_ring != NULL)
+		l->n_tx_pend += rte_ring_sc_dequeue_burst(l->tx_ring,
+			(void **)(l->tx_pend + l->n_tx_pend), room, NULL);
+	n = l->n_tx_pend;
+	if (dev->fault_on_tx || sr_rxtx_held(&dev->hold_tx))
 		now = sr_rxtx_now_ns(dev);
 	for (i = 0; i < n; i++) {
 		if (dev->fault_on_tx)
-			sr_rxtx_fault_tx(dev, dev->tx_pend[i], now);
-		else if (!sr_rxtx_emit(dev, dev->tx_pend[i]))
+			sr_rxtx_fault_tx(l, l->tx_pend[i], now);
+		else if (!sr_rxtx_emit(l, l->tx_pend[i]))
 			break;                  /* the rest waits, in order */
 	}
 	if (i < n)
-		memmove(dev->tx_pend, dev->tx_pend + i,
-			(n - i) * sizeof(dev->tx_pend[0]));
-	dev->n_tx_pend = n - i;
-	if (dev->hold_tx.count)
-		sr_rxtx_emit_held(dev, now, false);
-	sr_rxtx_burst(dev);
+		memmove(l->tx_pend, l->tx_pend + i,
+			(n - i) * sizeof(l->tx_pend[0]));
+	l->n_tx_pend = n - i;
+	if (sr_rxtx_held(&dev->hold_tx))
+		sr_rxtx_emit_held(l, now, false);
+	sr_rxtx_burst(l);
 	return n;       /* frames sent or waiting: either is work */
 }
 
@@ -341,12 +370,47 @@ static void sr_rxtx_hand_over(struct sr_pmd_dev *dev, struct sr_rx_batch *b)
 	b->n = 0;
 }
 
-/* Classify one frame: RoCE joins the batch, the rest is handled here. */
-static void sr_rxtx_deliver(struct sr_pmd_dev *dev, struct rte_mbuf *m,
-			    struct sr_rx_batch *b)
+/*
+ * With several lanes, the lane that owns a received frame: its QP's for
+ * RoCE (the transport shards QPs by QPN, lib/core/dev.h), lane 0 for ARP
+ * and ND.  A frame for another lane goes to its rx_ring; true when it did
+ * (or was dropped because that ring is full).
+ */
+static bool sr_rxtx_steer(struct sr_pmd_lane *l, struct rte_mbuf *m,
+			  enum sr_rx_class c, const uint8_t *p,
+			  const struct sr_frame *f)
 {
+	struct sr_pmd_dev *dev = l->dev;
+	uint32_t owner = 0;
+
+	if (c == SR_RX_ROCE)
+		owner = sr_dev_qpn_shard(sr_bth_dqpn(sr_frame_bth(p, f)),
+					 dev->nlanes);
+	else if (c == SR_RX_DROP)
+		return false;
+	if (owner == l->id)
+		return false;
+	if (rte_ring_mp_enqueue(dev->lane[owner].rx_ring, m) != 0) {
+		rte_pktmbuf_free(m);
+		sr_stats_add(dev->stats, SR_CTR_DROP_STEER, 1);
+	} else {
+		sr_stats_add(dev->stats, SR_CTR_RX_STEERED, 1);
+	}
+	return true;
+}
+
+/*
+ * Classify one frame: RoCE joins the batch, the rest is handled here.
+ * steer: the frame came from the port (or a fault's hold), not from
+ * another lane, so it may belong to another lane.
+ */
+static void sr_rxtx_deliver(struct sr_pmd_lane *l, struct rte_mbuf *m,
+			    struct sr_rx_batch *b, bool steer)
+{
+	struct sr_pmd_dev *dev = l->dev;
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t len = m->pkt_len;
+	enum sr_rx_class c;
 	unsigned int reason = 0;
 	struct sr_frame f;
 
@@ -356,11 +420,14 @@ static void sr_rxtx_deliver(struct sr_pmd_dev *dev, struct rte_mbuf *m,
 			rte_pktmbuf_free(m);
 			return;
 		}
-		/* linearised into the one scratch buffer: goes alone */
+		/* linearised into the lane's scratch buffer: goes alone */
 		sr_rxtx_hand_over(dev, b);
-		p = rte_pktmbuf_read(m, 0, len, dev->scratch);
+		p = rte_pktmbuf_read(m, 0, len, l->scratch);
 	}
-	switch (sr_rx_classify(&dev->addr, p, len, &f, &reason)) {
+	c = sr_rx_classify(&dev->addr, p, len, &f, &reason);
+	if (steer && dev->nlanes > 1 && sr_rxtx_steer(l, m, c, p, &f))
+		return;
+	switch (c) {
 	case SR_RX_ROCE:
 		if (b->n == SR_CONFIG_BURST_MAX)
 			sr_rxtx_hand_over(dev, b);
@@ -384,27 +451,35 @@ static void sr_rxtx_deliver(struct sr_pmd_dev *dev, struct rte_mbuf *m,
 	rte_pktmbuf_free(m);
 }
 
-static void sr_rxtx_release_rx(struct sr_pmd_dev *dev, uint64_t now,
+static void sr_rxtx_release_rx(struct sr_pmd_lane *l, uint64_t now,
 			       bool passed, struct sr_rx_batch *b)
 {
+	struct sr_pmd_dev *dev = l->dev;
 	void *held[SR_CONFIG_BURST_MAX];
-	uint32_t n = sr_fault_hold_pop(&dev->hold_rx, now, passed, held,
-				       SR_CONFIG_BURST_MAX);
+	uint32_t n;
 
+	sr_wire_lock(dev);
+	n = sr_fault_hold_pop(&dev->hold_rx, now, passed, held,
+			      SR_CONFIG_BURST_MAX);
+	sr_wire_unlock(dev);
 	for (uint32_t i = 0; i < n; i++)
-		sr_rxtx_deliver(dev, held[i], b);
+		sr_rxtx_deliver(l, held[i], b, true);
 }
 
 /* RX faults; returns true when the caller still delivers m. */
-static bool sr_rxtx_fault_rx(struct sr_pmd_dev *dev, struct rte_mbuf *m,
+static bool sr_rxtx_fault_rx(struct sr_pmd_lane *l, struct rte_mbuf *m,
 			     uint64_t now, struct sr_rx_batch *b)
 {
+	struct sr_pmd_dev *dev = l->dev;
 	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
 	uint64_t delay = 0;
 	unsigned int act;
+	int held;
 
+	sr_wire_lock(dev);
 	act = sr_fault_decide(&dev->fault_rx, SR_FAULT_RX, p, m->data_len,
 			      &delay);
+	sr_wire_unlock(dev);
 	switch (act) {
 	case SR_FAULT_DROP:
 		sr_stats_add(dev->stats, SR_CTR_FAULT_DROP, 1);
@@ -413,13 +488,16 @@ static bool sr_rxtx_fault_rx(struct sr_pmd_dev *dev, struct rte_mbuf *m,
 	case SR_FAULT_DUP:
 		sr_stats_add(dev->stats, SR_CTR_FAULT_DUP, 1);
 		rte_pktmbuf_refcnt_update(m, 1); /* delivered twice: every segment */
-		sr_rxtx_deliver(dev, m, b);
+		sr_rxtx_deliver(l, m, b, true);
 		return true;
 	case SR_FAULT_REORDER:
 	case SR_FAULT_DELAY:
-		if (sr_fault_hold_push(&dev->hold_rx, m,
-				       act == SR_FAULT_DELAY ? now + delay :
-							       UINT64_MAX) == 0) {
+		sr_wire_lock(dev);
+		held = sr_fault_hold_push(&dev->hold_rx, m,
+					  act == SR_FAULT_DELAY ? now + delay :
+								  UINT64_MAX);
+		sr_wire_unlock(dev);
+		if (held == 0) {
 			sr_stats_add(dev->stats, act == SR_FAULT_DELAY ?
 					 SR_CTR_FAULT_DELAY : SR_CTR_FAULT_REORDER, 1);
 			return false;
@@ -434,43 +512,63 @@ static bool sr_rxtx_fault_rx(struct sr_pmd_dev *dev, struct rte_mbuf *m,
 	}
 }
 
-uint32_t sr_rxtx_rx(struct sr_pmd_dev *dev)
+/* Frames other lanes received for this one: already counted and captured. */
+static uint32_t sr_rxtx_rx_steered(struct sr_pmd_lane *l,
+				   struct sr_rx_batch *b)
 {
+	struct rte_mbuf *pkts[SR_CONFIG_BURST_MAX];
+	uint32_t n;
+
+	n = rte_ring_sc_dequeue_burst(l->rx_ring, (void **)pkts,
+				      l->dev->cfg.burst, NULL);
+	for (uint32_t i = 0; i < n; i++)
+		sr_rxtx_deliver(l, pkts[i], b, false);
+	return n;
+}
+
+uint32_t sr_rxtx_rx(struct sr_pmd_lane *l)
+{
+	struct sr_pmd_dev *dev = l->dev;
 	struct rte_mbuf *pkts[SR_CONFIG_BURST_MAX];
 	struct sr_rx_batch b;
 	uint64_t bytes = 0, now = 0;
-	uint16_t n;
+	uint32_t steered = 0;
+	uint16_t n = 0;
 
 	b.n = 0;
-	n = (uint16_t)rte_ring_sc_dequeue_burst(dev->loop_ring, (void **)pkts,
-						dev->cfg.burst, NULL);
+	if (l->rx_ring != NULL)
+		steered = sr_rxtx_rx_steered(l, &b);
+	if (l->id == 0)
+		n = (uint16_t)rte_ring_sc_dequeue_burst(dev->loop_ring,
+			(void **)pkts, dev->cfg.burst, NULL);
 	if (n < dev->cfg.burst && dev->link_ok)
-		n += rte_eth_rx_burst(dev->port_id, 0, pkts + n,
+		n += rte_eth_rx_burst(dev->port_id, l->id, pkts + n,
 				      (uint16_t)(dev->cfg.burst - n));
-	if (dev->fault_on_rx || dev->hold_rx.count)
-		now = dev->round_ns;
+	if (dev->fault_on_rx || sr_rxtx_held(&dev->hold_rx))
+		now = l->round_ns;
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 
 		bytes += m->pkt_len;
 		if (dev->cap)
 			sr_rxtx_capture(dev, m);
-		if (dev->fault_on_rx && !sr_rxtx_fault_rx(dev, m, now, &b))
+		if (dev->fault_on_rx && !sr_rxtx_fault_rx(l, m, now, &b))
 			continue;
-		sr_rxtx_deliver(dev, m, &b);
-		if (dev->hold_rx.count)
-			sr_rxtx_release_rx(dev, now, true, &b);
+		sr_rxtx_deliver(l, m, &b, true);
+		if (sr_rxtx_held(&dev->hold_rx))
+			sr_rxtx_release_rx(l, now, true, &b);
 	}
 	if (n) {
 		sr_stats_add(dev->stats, SR_CTR_RCVD_PKTS, n);
 		sr_stats_add(dev->stats, SR_CTR_RCVD_BYTES, bytes);
 	}
-	if (dev->hold_rx.count)
-		sr_rxtx_release_rx(dev, now, false, &b);
+	if (sr_rxtx_held(&dev->hold_rx))
+		sr_rxtx_release_rx(l, now, false, &b);
 	sr_rxtx_hand_over(dev, &b);
-	return n;
+	return n + steered;
 }
 
+/* Free every frame still held, staged or handed over (device teardown). */
 void sr_rxtx_release_all(struct sr_pmd_dev *dev)
 {
 	void *held[SR_FAULT_HOLD_MAX];
@@ -483,9 +581,18 @@ void sr_rxtx_release_all(struct sr_pmd_dev *dev)
 	n = sr_fault_hold_drain(&dev->hold_tx, held, SR_FAULT_HOLD_MAX);
 	for (uint32_t i = 0; i < n; i++)
 		rte_pktmbuf_free(held[i]);
-	for (uint32_t i = 0; i < dev->n_tx_pend; i++)
-		rte_pktmbuf_free(dev->tx_pend[i]);
-	dev->n_tx_pend = 0;
-	while (dev->tx_ring && rte_ring_sc_dequeue(dev->tx_ring, &m) == 0)
-		rte_pktmbuf_free(m);
+	for (uint32_t k = 0; k < dev->nlanes; k++) {
+		struct sr_pmd_lane *l = &dev->lane[k];
+
+		for (uint32_t i = 0; i < l->n_tx_pend; i++)
+			rte_pktmbuf_free(l->tx_pend[i]);
+		l->n_tx_pend = 0;
+		for (uint32_t i = 0; i < l->n_tx_out; i++)
+			rte_pktmbuf_free(l->tx_out[i]);
+		l->n_tx_out = 0;
+		while (l->tx_ring && rte_ring_sc_dequeue(l->tx_ring, &m) == 0)
+			rte_pktmbuf_free(m);
+		while (l->rx_ring && rte_ring_sc_dequeue(l->rx_ring, &m) == 0)
+			rte_pktmbuf_free(m);
+	}
 }

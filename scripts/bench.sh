@@ -9,7 +9,8 @@
 #   2. sroce's own figures (bench/rdma): WRITE/READ/SEND bandwidth and
 #      message rate, latency, atomics, FRMR work requests, on memif, then
 #      WRITE on the af_packet veth;
-#   3. progress modes: inline, dedicated-1, dedicated-2 (WRITE, 1 QP);
+#   3. progress modes: inline, dedicated with 1 and with 2 engine lcores
+#      per device (WRITE, 1 and 4 QPs);
 #   4. Debian's unmodified perftest on the drop-in libibverbs;
 #   5. micro-benchmarks: per-packet stages, lib/wire, lib/mr;
 #   6. where the time goes: perf profiles of WRITE 64 B and 4 KiB (when
@@ -134,7 +135,7 @@ link_memif $((rep + 1)) $((2 * rep))
 # ---- 3. progress modes ----
 for mode in dedicated-1 dedicated-2; do
 	step "sroce over memif, $mode progress (load $(load))"
-	"$rdma" --mode $mode --only bw --ops write --qps 1 --sizes 64,4096,65536 \
+	"$rdma" --mode $mode --only bw --ops write --qps 1,4 --sizes 64,4096,65536 \
 		--seconds $secs --repeat $rep > "$raw/rdma_$mode.txt" 2>&1 ||
 		echo "sroce: sroce-bench-rdma $mode failed (see $raw/rdma_$mode.txt)"
 done

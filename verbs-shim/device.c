@@ -145,9 +145,9 @@ static int sr_ibv_cfg_load(struct sr_ibv_dev *d, char *err, size_t errlen)
 				       err, errlen);
 }
 
-static int sr_ibv_dev_poll(void *arg)
+static int sr_ibv_dev_poll(void *arg, unsigned int lane, unsigned int nlanes)
 {
-	return (int)sr_dev_poll(arg, 64);
+	return (int)sr_dev_poll_shard(arg, 64, lane, nlanes);
 }
 
 int sr_ibv_rt_up(struct sr_ibv_rt *rt)

@@ -81,12 +81,13 @@ static int lb_build(struct lb *lb, uint32_t size, uint32_t kind, uint32_t seq)
 }
 
 /* The sender's poll callback: one burst per round while sending. */
-static int lb_tx_poll(void *ctx)
+static int lb_tx_poll(void *ctx, unsigned int lane, unsigned int nlanes)
 {
 	struct lb *lb = ctx;
 	int n = 0;
 
-	if (!lb->sending)
+	(void)nlanes;
+	if (!lb->sending || lane != 0)
 		return 0;
 	for (; n < LB_BURST; n++)
 		if (lb_build(lb, lb->size, LB_DATA, (uint32_t)lb->sent++))

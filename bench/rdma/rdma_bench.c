@@ -12,8 +12,10 @@
  * the default memif link in a private folder, from a configuration file
  * written here for the progress mode:
  *   inline       one thread per node progresses (the consumer's);
- *   dedicated-1  an engine lcore and the consumer on one CPU per node;
- *   dedicated-2  an engine lcore and the consumer floating on every CPU.
+ *   dedicated-1  one engine lcore per node (engines = 1), the consumer
+ *                beside it, both floating on every CPU;
+ *   dedicated-2  two engine lcores per node (engines = 2: two lanes, two
+ *                memif queue pairs, the QPs shared by QPN), the same.
  * --config0/--config1 name both nodes' files instead (another link, e.g.
  * net_af_packet on a veth pair; the mode is then the files' and --mode
  * only labels the figures).
@@ -107,12 +109,13 @@ static int write_config(const char *dir, int node, const char *mode,
 		return rb_fail("%s: %s", path, strerror(errno));
 	fprintf(f, "port = default\nnode = %d\nrun_dir = %s\nstats_dir = off\n",
 		node, dir);
-	if (strcmp(mode, "dedicated-1") == 0)       /* one CPU per node */
-		fprintf(f, "mode = dedicated\nlcores = 0@%ld,1@%ld\n",
-			node % ncpu, node % ncpu);
-	else if (strcmp(mode, "dedicated-2") == 0)  /* both float on all */
-		fprintf(f, "mode = dedicated\nlcores = 0@(0-%ld),1@(0-%ld)\n",
-			ncpu - 1, ncpu - 1);
+	if (strcmp(mode, "dedicated-1") == 0)       /* one engine lcore */
+		fprintf(f, "mode = dedicated\nengines = 1\n"
+			"lcores = 0@(0-%ld),1@(0-%ld)\n", ncpu - 1, ncpu - 1);
+	else if (strcmp(mode, "dedicated-2") == 0)  /* two engine lcores */
+		fprintf(f, "mode = dedicated\nengines = 2\n"
+			"lcores = 0@(0-%ld),1@(0-%ld),2@(0-%ld)\n",
+			ncpu - 1, ncpu - 1, ncpu - 1);
 	return fclose(f) ? rb_fail("%s: write failed", path) : 0;
 }
 

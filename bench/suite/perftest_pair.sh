@@ -5,7 +5,7 @@
 # libibverbs, over the default memif link in a private folder, TCP on
 # 127.0.0.1.  Prints the client's output; exit status: the worse of both.
 # SROCE_BENCH_MODE=dedicated runs each device's engine on its own lcore
-# (pmd/CONFIG.md, mode); default inline.
+# (pmd/CONFIG.md, mode), SROCE_BENCH_ENGINES=N on N lcores; default inline.
 set -u
 dir=$1
 prog=$2
@@ -20,7 +20,8 @@ cfg0="" cfg1=""
 if [ "${SROCE_BENCH_MODE:-inline}" = dedicated ]; then
 	for n in 0 1; do
 		printf '%s\n' "port = default" "node = $n" "run_dir = $tmp" \
-			"stats_dir = off" "mode = dedicated" > "$tmp/node$n.conf"
+			"stats_dir = off" "mode = dedicated" \
+			"engines = ${SROCE_BENCH_ENGINES:-1}" > "$tmp/node$n.conf"
 	done
 	cfg0=$tmp/node0.conf cfg1=$tmp/node1.conf
 fi

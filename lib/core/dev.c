@@ -130,6 +130,12 @@ void sr_dev_rx(struct sr_dev *dev, const uint8_t *frame, uint32_t len)
 
 unsigned int sr_dev_poll(struct sr_dev *dev, unsigned int budget)
 {
+	return sr_dev_poll_shard(dev, budget, 0, 1);
+}
+
+unsigned int sr_dev_poll_shard(struct sr_dev *dev, unsigned int budget,
+			       unsigned int shard, unsigned int nshards)
+{
 	uint64_t now = sr_dev_now(dev);
 	unsigned int work = 0, i, seen = 0;
 
@@ -142,6 +148,8 @@ unsigned int sr_dev_poll(struct sr_dev *dev, unsigned int budget)
 		if (qp == NULL)
 			continue;
 		seen++;
+		if (sr_dev_qpn_shard(qp->qpn, nshards) != shard)
+			continue;
 		st = sr_qp_state_get(qp);
 		if (st == SR_QPS_RESET)
 			continue;

@@ -9,10 +9,12 @@
  *
  * Threading rules
  * ---------------
- * The ENGINE is whoever calls sr_dev_rx_burst() and sr_dev_poll(); these must
- * be called from one thread at a time (one poll thread, or the consumer
- * itself inline).  Any number of other threads may, concurrently with the
- * engine:
+ * The ENGINE is whoever calls sr_dev_rx_burst() and sr_dev_poll(): one
+ * poll thread, the consumer itself inline, or several engine threads that
+ * share the QPs by shard (sr_dev_poll_shard()).  Each call runs under the
+ * device lock, so engine threads never overlap inside the transport; what
+ * several of them overlap is the link's work between the calls.  Any
+ * number of other threads may, concurrently with the engine:
  *   - post to a QP or SRQ (sr_qp_post_send/recv, sr_srq_post_recv): one
  *     thread per queue at a time; lock-free;
  *   - poll and arm a CQ (sr_cq_poll, sr_cq_req_notify): one thread per CQ
@@ -110,6 +112,21 @@ void sr_dev_rx(struct sr_dev *dev, const uint8_t *frame, uint32_t len);
  * flushes, up to about budget packets.  Returns the work done (0: idle).
  */
 unsigned int sr_dev_poll(struct sr_dev *dev, unsigned int budget);
+
+/*
+ * The same for the QPs of one shard when nshards engine threads share the
+ * device: a QP belongs to shard sr_dev_qpn_shard(qpn, nshards).  A link
+ * with one queue per engine hands each received frame to the engine of
+ * its destination QP's shard, so one engine builds all of a QP's frames
+ * and they leave on one queue, in order.
+ */
+unsigned int sr_dev_poll_shard(struct sr_dev *dev, unsigned int budget,
+			       unsigned int shard, unsigned int nshards);
+
+static inline unsigned int sr_dev_qpn_shard(uint32_t qpn, unsigned int nshards)
+{
+	return nshards > 1 ? qpn % nshards : 0;
+}
 
 /*
  * Nanoseconds until the earliest armed timer from now, 0 if some work is

@@ -15,9 +15,13 @@
  *
  *   rdma_peer server|client --tcp PORT [--rounds N] [--timeout-ms T]
  *                           [--rc-timeout CODE] [--pause FILE] [--gid N]
+ *                           [--spare-qps N]
  *
  * --gid: our GID index to talk from (1: IPv4, the default; 2: the first
  * configured IPv6 address, resolved with ND).
+ *
+ * --spare-qps: create N idle QPs before the tested one, which moves its QPN
+ * (with several engines per device, onto another lane: QPN % engines).
  *
  * --pause (client): half way, create FILE.ready and wait (progressing)
  * until FILE exists, so a test can read the live counters mid-run.
@@ -88,6 +92,8 @@ struct rp {
 	uint8_t rc_timeout;
 	const char *pause;
 	unsigned int gid_index;
+	unsigned int nspare;
+	struct sr_qp *spare[4];           /* idle QPs that shift our QPN */
 	int sock;
 	struct sr_node *node;
 	struct sr_pd *pd;
@@ -636,6 +642,9 @@ static int rp_setup(struct rp *rp, uint16_t port)
 	init.pd = rp->pd;
 	init.send_cq = rp->scq;
 	init.recv_cq = rp->rcq;
+	for (unsigned int i = 0; i < rp->nspare; i++)
+		if ((rp->spare[i] = sr_qp_create(sr_node_dev(rp->node), &init)) == NULL)
+			return -ENOMEM;
 	rp->qp = sr_qp_create(sr_node_dev(rp->node), &init);
 	if (rp->qp == NULL)
 		return -ENOMEM;
@@ -670,6 +679,9 @@ static void rp_teardown(struct rp *rp)
 		sr_node_qp_detach(rp->node, rp->qp);
 		sr_qp_destroy(rp->qp);
 	}
+	for (unsigned int i = 0; i < rp->nspare; i++)
+		if (rp->spare[i])
+			sr_qp_destroy(rp->spare[i]);
 	sr_cq_destroy(rp->scq);
 	sr_cq_destroy(rp->rcq);
 	rp_mr_free(&rp->plain);
@@ -705,6 +717,7 @@ int main(int argc, char **argv)
 		{ "rc-timeout", required_argument, NULL, 'c' },
 		{ "pause", required_argument, NULL, 'P' },
 		{ "gid", required_argument, NULL, 'g' },
+		{ "spare-qps", required_argument, NULL, 's' },
 		{ 0 },
 	};
 	struct rp rp = { .rounds = 10, .timeout_ms = 20000, .rc_timeout = 12,
@@ -731,6 +744,11 @@ int main(int argc, char **argv)
 			break;
 		case 'g':
 			rp.gid_index = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 's':
+			rp.nspare = (unsigned int)strtoul(optarg, NULL, 0);
+			if (rp.nspare > 4)
+				return 2;
 			break;
 		default:
 			return 2;

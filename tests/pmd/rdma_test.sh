@@ -10,6 +10,10 @@
 #   memif       default link; capture re-read by sroce-pcap (exit 0, every
 #               opcode present); sroce-stat shows transport counters live
 #   dedicated   memif with the engine on its own lcore on both sides
+#   engines     memif with two engine lcores (lanes) per side, the QPs on
+#               different lanes (client QPN odd, server even) so each side
+#               steers received frames to the other lane; 2 % TX drop and
+#               capture shared by the lanes; all data verified
 #   ipv6        memif, QPs addressed by IPv6 GIDs (ND resolves the peer)
 #   af_packet   net_af_packet on both ends of a veth pair (MTU 1500, so
 #               path MTU 1024: more packets per message), captured
@@ -17,7 +21,8 @@
 #               data still verified, retransmissions in the counters, the
 #               capture (retransmissions included) still clean
 #   bad_config  unknown key, bad address, missing port, unknown driver,
-#               bad EAL option, unavailable core, missing file: exactly one
+#               bad EAL option, unavailable core, engines without dedicated
+#               mode or without queues for them, missing file: exactly one
 #               line on stderr ("sroce: ..."), exit 2, no crash
 set -u
 case_name=$1
@@ -110,6 +115,33 @@ dedicated)
 	memif_conf "mode = dedicated" "mode = dedicated"
 	run_pair "" 20
 	;;
+engines)
+	memif_conf "mode = dedicated" "mode = dedicated" "engines = 2" \
+		"engines = 2"
+	printf '%s\n' "fault = tx drop prob=2%" "fault_seed = 21" >> "$tmp/a.conf"
+	printf '%s\n' "fault = tx drop prob=2%" "fault_seed = 22" \
+		"capture = $tmp/b.pcap" >> "$tmp/b.conf"
+	# the client's QP gets QPN 3 (lane 1), the server's QPN 2 (lane 0)
+	SROCE_CONFIG=$tmp/a.conf timeout 100 "$peer_bin" server --tcp $tcp \
+		--rounds 30 --rc-timeout 12 > "$tmp/server.log" 2>&1 &
+	pids="$!"
+	SROCE_CONFIG=$tmp/b.conf timeout 100 "$peer_bin" client --tcp $tcp \
+		--rounds 30 --rc-timeout 12 --spare-qps 1 > "$tmp/client.log" 2>&1 ||
+		fail "client"
+	wait $pids || fail "server"
+	pids=""
+	grep "^rdma_peer" "$tmp/client.log" "$tmp/server.log"
+	check_capture "$tmp/b.pcap" 30
+	for side in server client; do
+		steered=$(counter "$tmp/$side.log" rx_steered)
+		full=$(counter "$tmp/$side.log" drop_steer_full)
+		drops=$(counter "$tmp/$side.log" fault_drop)
+		echo "engines: $side steered $steered frames to the other lane, $drops dropped by the fault rule"
+		[ "$steered" -ge 100 ] || fail "$side: only $steered frames steered between lanes"
+		[ "$full" -eq 0 ] || fail "$side: $full frames lost at a full steering ring"
+		[ "$drops" -ge 5 ] || fail "$side: only $drops frames dropped"
+	done
+	;;
 ipv6)
 	memif_conf "" "capture = $tmp/b.pcap"
 	run_pair "" 20 --gid 2
@@ -181,6 +213,13 @@ bad_config)
 		"eal = --no-such-eal-option" "stats_dir = off"
 	check_bad "core 900 unavailable" "port = net_ring0" \
 		"ipv4 = 10.0.0.1/24" "eal = --lcores=77@(900)" "stats_dir = off"
+	check_bad "engines = 2 needs mode = dedicated" "port = net_ring0" \
+		"ipv4 = 10.0.0.1/24" "engines = 2" "stats_dir = off"
+	# af_packet has one queue pair unless qpairs= says more (no traffic:
+	# the port is refused before it starts)
+	check_bad "engines = 2 needs as many" "port = net_af_packet0,iface=lo" \
+		"ipv4 = 10.0.0.1/24" "mode = dedicated" "engines = 2" \
+		"stats_dir = off"
 	SROCE_CONFIG=$tmp/none.conf timeout 30 "$peer_bin" client \
 		> "$tmp/missing.out" 2> "$tmp/missing.err"
 	rc=$?

@@ -35,6 +35,7 @@ START_TEST(test_full_file)
 		"hugepages = no\n"
 		"mode = dedicated\n"
 		"engine_lcore = 1\n"
+		"engines = 2\n"
 		"capture = /tmp/x.pcap\n"
 		"fault = tx drop prob=5%\n"
 		"fault = rx corrupt opcode=4 every=10\n"
@@ -58,6 +59,7 @@ START_TEST(test_full_file)
 	ck_assert_uint_eq(cfg.vlan_prio, 3);
 	ck_assert(cfg.no_huge);
 	ck_assert_int_eq(cfg.mode, SR_PMD_MODE_DEDICATED);
+	ck_assert_uint_eq(cfg.engines, 2);
 	ck_assert_str_eq(cfg.capture, "/tmp/x.pcap");
 	ck_assert_uint_eq(cfg.fault.n, 2);
 	ck_assert_uint_eq(cfg.fault.rule[0].prob_ppm, 50000);
@@ -97,6 +99,8 @@ static const struct {
 	{ .text = "fault = tx drop prob=2", .why = "bad fault term" },
 	{ .text = "fault = tx drop psn=99999999", .why = "bad fault term" },
 	{ .text = "burst = 0", .why = "1..64" },
+	{ .text = "engines = 0", .why = "1..4" },
+	{ .text = "engines = 5", .why = "1..4" },
 };
 
 START_TEST(test_bad_line)

@@ -4,7 +4,9 @@
 #
 # KIND may end in "-blocked": a case that fails because of a known bug
 # below the shim (see verbs-shim/README.md, "Known failures"); it is
-# skipped unless SROCE_VERBS_BLOCKED=1.
+# skipped unless SROCE_VERBS_BLOCKED=1.  KIND may end in "-engines2":
+# both devices in dedicated mode with two engine lcores each
+# (pmd/CONFIG.md, engines).
 #
 # One of Debian's own, unmodified RDMA programs, server and client, as two
 # processes on this machine, with the drop-in libibverbs: the default link
@@ -21,7 +23,11 @@ kind=$2
 prog=$3
 shift 3
 command -v "$prog" >/dev/null || { echo "SKIP: no $prog"; exit 77; }
+engines=0
 case $kind in
+*-engines2)
+	kind=${kind%-engines2}
+	engines=2 ;;
 *-blocked)
 	kind=${kind%-blocked}
 	if [ "${SROCE_VERBS_BLOCKED:-0}" != 1 ]; then
@@ -35,15 +41,24 @@ tmp=$(mktemp -d /tmp/sroce-verbs-pair.XXXXXX)
 
 export LD_LIBRARY_PATH=$dir SROCE_RUN_DIR=$tmp
 unset SROCE_CONFIG
+cfg0="" cfg1=""
+if [ "$engines" -gt 0 ]; then
+	for n in 0 1; do
+		printf '%s\n' "port = default" "node = $n" "run_dir = $tmp" \
+			"stats_dir = off" "mode = dedicated" "engines = $engines" \
+			> "$tmp/node$n.conf"
+	done
+	cfg0=$tmp/node0.conf cfg1=$tmp/node1.conf
+fi
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 limit=${SROCE_PAIR_TIMEOUT:-100}
 
-SROCE_NODE=0 timeout "$limit" "$prog" "$@" -p "$port" > "$tmp/server.log" 2>&1 &
+SROCE_CONFIG=$cfg0 SROCE_NODE=0 timeout "$limit" "$prog" "$@" -p "$port" > "$tmp/server.log" 2>&1 &
 spid=$!
 pids=$spid
 # the client retries its TCP connect, but give the server its listen first
 sleep 0.5
-SROCE_NODE=1 timeout "$limit" "$prog" "$@" -p "$port" 127.0.0.1 > "$tmp/client.log" 2>&1
+SROCE_CONFIG=$cfg1 SROCE_NODE=1 timeout "$limit" "$prog" "$@" -p "$port" 127.0.0.1 > "$tmp/client.log" 2>&1
 crc=$?
 wait $spid
 src=$?

@@ -188,6 +188,47 @@ START_TEST(test_ud_send_grh_qkey)
 }
 END_TEST
 
+/*
+ * Engines that share a device by shard: sr_dev_poll_shard() runs only the
+ * QPs of its shard (QPN % nshards), and every shard together does what
+ * sr_dev_poll() does.
+ */
+START_TEST(test_poll_shard)
+{
+	struct h_pair p;
+	struct h_opts o;
+	struct sr_wc wc[2];
+	uint64_t cnt[SR_CNT_MAX];
+	uint32_t qpn;
+	unsigned int mine, other;
+
+	h_default_opts(&o, SR_QPT_UC);
+	h_pair_init(&p, &o);
+	qpn = sr_qp_num(p.n[0].qp);
+	mine = sr_dev_qpn_shard(qpn, 2);
+	other = 1 - mine;
+	ck_assert_uint_eq(sr_dev_qpn_shard(qpn, 1), 0);
+	ck_assert_uint_eq(sr_dev_qpn_shard(qpn + 1, 2), other);
+	ck_assert_int_eq(h_post_recv(&p, 1, 1, 20000, 4096), 0);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 3000, 0,
+				     SR_SEND_SIGNALED), 0);
+	/* the other shard's engine leaves our QP alone */
+	for (int i = 0; i < 4; i++)
+		ck_assert_uint_eq(sr_dev_poll_shard(p.n[0].dev, 64, other, 2), 0);
+	sr_qp_counters(p.n[0].qp, cnt);
+	ck_assert_uint_eq(cnt[SR_CNT_TX_PKTS], 0);
+	/* ours sends it */
+	ck_assert_uint_gt(sr_dev_poll_shard(p.n[0].dev, 64, mine, 2), 0);
+	sr_qp_counters(p.n[0].qp, cnt);
+	ck_assert_uint_gt(cnt[SR_CNT_TX_PKTS], 0);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[1].rcq, wc, 1, 10000), 1);
+	ck_assert_int_eq(wc[0].status, SR_WC_SUCCESS);
+	ck_assert_uint_eq(wc[0].byte_len, 3000);
+	ck_assert_mem_eq(p.n[1].buf + 20000, p.n[0].buf, 3000);
+	h_pair_fini(&p);
+}
+END_TEST
+
 static Suite *ucud_suite(void)
 {
 	Suite *s = suite_create("transport_ucud");
@@ -197,6 +238,7 @@ static Suite *ucud_suite(void)
 	tcase_add_test(tc, test_uc_no_acks_and_clean_restart);
 	tcase_add_loop_test(tc, test_uc_lossy, 0, 20);
 	tcase_add_loop_test(tc, test_ud_send_grh_qkey, 0, 2);
+	tcase_add_test(tc, test_poll_shard);
 	suite_add_tcase(s, tc);
 	return s;
 }
