@@ -97,7 +97,7 @@ enum sr_qp_counter {
 };
 
 #define SR_STATS_MAGIC 0x5354535245434f52ull   /* "ROCERSTS" */
-#define SR_STATS_VERSION 2
+#define SR_STATS_VERSION 3
 #define SR_STATS_QP_SLOTS 256
 
 /*

@@ -274,7 +274,11 @@ int sr_pmd_dev_create(const struct sr_pmd_config *cfg, int lock_fd,
 		snprintf(err, errlen, "no port configured");
 		return -EINVAL;
 	}
-	dev = calloc(1, sizeof(*dev));
+	/* cache-line aligned: the lanes are (dev_priv.h), one line apart */
+	dev = aligned_alloc(RTE_CACHE_LINE_SIZE,
+			    RTE_ALIGN_CEIL(sizeof(*dev), RTE_CACHE_LINE_SIZE));
+	if (dev != NULL)
+		memset(dev, 0, sizeof(*dev));
 	if (dev == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;

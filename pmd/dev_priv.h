@@ -60,7 +60,6 @@ struct sr_pmd_lane {
 	uint16_t id;                  /* port queue and QP shard */
 	uint32_t lcore;               /* dedicated mode */
 	rte_spinlock_t progress_lock; /* one thread in this lane's round */
-	uint32_t seq;                 /* rounds run; odd while in one */
 	uint64_t round_ns;            /* the clock, read once per round */
 	struct rte_mbuf *tx_pend[SR_TX_PEND_MAX];
 	uint32_t n_tx_pend;
@@ -68,7 +67,10 @@ struct sr_pmd_lane {
 	uint32_t n_tx_out;
 	struct rte_ring *tx_ring;     /* frames submitted outside progress (lane 0) */
 	struct rte_ring *rx_ring;     /* frames other lanes received for us, MP/SC */
+	uint32_t n_steered;           /* frames handed to other lanes this round */
 	uint8_t *scratch;             /* linearised multi-segment frames */
+	/* TX frames a delay / reorder fault holds: they leave on this lane's queue */
+	struct sr_fault_hold hold_tx;
 } __rte_cache_aligned;
 
 struct sr_pmd_dev {
@@ -105,7 +107,7 @@ struct sr_pmd_dev {
 	/* Capture and fault state, shared by the lanes (taken when nlanes > 1). */
 	rte_spinlock_t wire_lock;
 	struct sr_fault_state fault_tx, fault_rx;
-	struct sr_fault_hold hold_tx, hold_rx;
+	struct sr_fault_hold hold_rx; /* RX holds: steered again when let go */
 	bool fault_on_tx, fault_on_rx;
 
 	struct sr_stats_shm *stats;

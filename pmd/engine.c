@@ -104,8 +104,9 @@ uint32_t sr_engine_run_callbacks(struct sr_pmd_lane *l)
 
 /*
  * The list changes on lane 0's progress thread only (directly or handed
- * over); the other lanes read it in their rounds, so a change returns once
- * each of them has finished the round it may have been in.
+ * over).  The other lanes read it in their rounds, so they are held out
+ * of their rounds (their progress locks) while it changes.  Not from a
+ * poll callback of a lane other than 0: -EDEADLK.
  */
 struct sr_engine_cb_change {
 	struct sr_pmd_dev *dev;
@@ -145,21 +146,6 @@ static void sr_engine_cb_apply(void *arg)
 	__atomic_store_n(&c->done, true, __ATOMIC_RELEASE);
 }
 
-static void sr_engine_lanes_quiesce(struct sr_pmd_dev *dev)
-{
-	const struct sr_pmd_lane *self = sr_rxtx_lane_of(dev);
-
-	for (uint32_t k = 1; k < dev->nlanes; k++) {
-		const struct sr_pmd_lane *l = &dev->lane[k];
-		uint32_t seq = __atomic_load_n(&l->seq, __ATOMIC_ACQUIRE);
-
-		if (l == self || !(seq & 1))
-			continue;
-		while (__atomic_load_n(&l->seq, __ATOMIC_ACQUIRE) == seq)
-			rte_pause();
-	}
-}
-
 static int sr_engine_cb_change(struct sr_pmd_dev *dev, sr_pmd_poll_fn fn,
 			       void *ctx, bool add)
 {
@@ -167,19 +153,25 @@ static int sr_engine_cb_change(struct sr_pmd_dev *dev, sr_pmd_poll_fn fn,
 		.dev = dev, .fn = fn, .ctx = ctx, .add = add,
 	};
 	struct sr_pmd_lane *self = sr_rxtx_lane_of(dev);
+	bool running = dev->engine.running;
+	uint32_t k;
 
 	if (fn == NULL)
 		return -EINVAL;
-	if (!dev->engine.running || (self != NULL && self->id == 0)) {
+	if (self != NULL && self->id != 0)
+		return -EDEADLK;
+	for (k = 1; running && k < dev->nlanes; k++)
+		rte_spinlock_lock(&dev->lane[k].progress_lock);
+	if (!running || self != NULL) {
 		sr_engine_cb_apply(&c);
-	} else {
-		if (sr_pmd_engine_call(dev, sr_engine_cb_apply, &c))
-			return -ENOBUFS;
+	} else if (sr_pmd_engine_call(dev, sr_engine_cb_apply, &c) == 0) {
 		while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE))
 			rte_pause();
+	} else {
+		c.rc = -ENOBUFS;
 	}
-	if (dev->engine.running)
-		sr_engine_lanes_quiesce(dev);
+	for (k = 1; running && k < dev->nlanes; k++)
+		rte_spinlock_unlock(&dev->lane[k].progress_lock);
 	return c.rc;
 }
 
@@ -226,7 +218,6 @@ int sr_engine_lane_round(struct sr_pmd_lane *l)
 
 	if (!rte_spinlock_trylock(&l->progress_lock))
 		return 0;
-	__atomic_store_n(&l->seq, l->seq + 1, __ATOMIC_RELEASE);
 	sr_rxtx_current = l;
 	now = sr_dev_now_ns(dev);
 	l->round_ns = now;
@@ -247,7 +238,6 @@ int sr_engine_lane_round(struct sr_pmd_lane *l)
 		sr_wire_unlock(dev);
 	}
 	sr_rxtx_current = NULL;
-	__atomic_store_n(&l->seq, l->seq + 1, __ATOMIC_RELEASE);
 	rte_spinlock_unlock(&l->progress_lock);
 	return (int)work;
 }

@@ -88,7 +88,11 @@ int sr_pmd_progress(struct sr_pmd_dev *dev);
 typedef int (*sr_pmd_poll_fn)(void *ctx, unsigned int lane,
 			      unsigned int nlanes);
 
-/* Add / remove a poll callback.  0, -ENOSPC (16 at most), -ENOENT. */
+/*
+ * Add / remove a poll callback.  0, -ENOSPC (16 at most), -ENOENT,
+ * -EINVAL (fn NULL), -ENOBUFS (work ring full), -EDEADLK (called from a
+ * round of a lane other than 0).  Returns once no lane runs the old list.
+ */
 int sr_pmd_engine_register(struct sr_pmd_dev *dev, sr_pmd_poll_fn fn,
 			   void *ctx);
 int sr_pmd_engine_unregister(struct sr_pmd_dev *dev, sr_pmd_poll_fn fn,

@@ -104,6 +104,18 @@ static int sr_port_pool(struct sr_pmd_dev *dev, char *err, size_t errlen)
 	if (room < SR_PORT_MIN_ROOM)
 		room = SR_PORT_MIN_ROOM;
 	room = RTE_ALIGN_CEIL(room, 64) + RTE_PKTMBUF_HEADROOM;
+	/*
+	 * Several lanes: each pins its queues' descriptors and a round's
+	 * worth of staged frames; keep as much again free.
+	 */
+	if (dev->nlanes > 1) {
+		uint32_t need = dev->nlanes * (dev->cfg.rx_desc +
+					       dev->cfg.tx_desc +
+					       SR_TX_PEND_MAX) * 2;
+
+		if (dev->cfg.mbufs < need)
+			dev->cfg.mbufs = need;
+	}
 	snprintf(name, sizeof(name), "sroce_pool_%u", dev->port_id);
 	dev->pool = rte_pktmbuf_pool_create(name, dev->cfg.mbufs,
 					    SR_PORT_MBUF_CACHE, 0,

@@ -237,15 +237,12 @@ static inline uint32_t sr_rxtx_held(const struct sr_fault_hold *h)
 static void sr_rxtx_emit_held(struct sr_pmd_lane *l, uint64_t now,
 			      bool passed)
 {
-	struct sr_pmd_dev *dev = l->dev;
 	void *held[SR_CONFIG_BURST_MAX];
 	uint32_t n;
 
 	do {
-		sr_wire_lock(dev);
-		n = sr_fault_hold_pop(&dev->hold_tx, now, passed, held,
+		n = sr_fault_hold_pop(&l->hold_tx, now, passed, held,
 				      SR_CONFIG_BURST_MAX);
-		sr_wire_unlock(dev);
 		for (uint32_t i = 0; i < n; i++)
 			sr_rxtx_emit_or_drop(l, held[i]);
 	} while (n == SR_CONFIG_BURST_MAX);
@@ -279,11 +276,10 @@ static void sr_rxtx_fault_tx(struct sr_pmd_lane *l, struct rte_mbuf *m,
 		break;
 	case SR_FAULT_REORDER:
 	case SR_FAULT_DELAY:
-		sr_wire_lock(dev);
-		held = sr_fault_hold_push(&dev->hold_tx, m,
+		/* held per lane: a QP's frames stay on its lane's queue */
+		held = sr_fault_hold_push(&l->hold_tx, m,
 					  act == SR_FAULT_DELAY ? now + delay :
 								  UINT64_MAX);
-		sr_wire_unlock(dev);
 		if (held == 0) {
 			sr_stats_add(dev->stats, act == SR_FAULT_DELAY ?
 					 SR_CTR_FAULT_DELAY : SR_CTR_FAULT_REORDER, 1);
@@ -326,7 +322,7 @@ uint32_t sr_rxtx_flush(struct sr_pmd_lane *l)
 		l->n_tx_pend += rte_ring_sc_dequeue_burst(l->tx_ring,
 			(void **)(l->tx_pend + l->n_tx_pend), room, NULL);
 	n = l->n_tx_pend;
-	if (dev->fault_on_tx || sr_rxtx_held(&dev->hold_tx))
+	if (dev->fault_on_tx || l->hold_tx.count)
 		now = sr_rxtx_now_ns(dev);
 	for (i = 0; i < n; i++) {
 		if (dev->fault_on_tx)
@@ -338,7 +334,7 @@ uint32_t sr_rxtx_flush(struct sr_pmd_lane *l)
 		memmove(l->tx_pend, l->tx_pend + i,
 			(n - i) * sizeof(l->tx_pend[0]));
 	l->n_tx_pend = n - i;
-	if (sr_rxtx_held(&dev->hold_tx))
+	if (l->hold_tx.count)
 		sr_rxtx_emit_held(l, now, false);
 	sr_rxtx_burst(l);
 	return n;       /* frames sent or waiting: either is work */
@@ -394,7 +390,7 @@ static bool sr_rxtx_steer(struct sr_pmd_lane *l, struct rte_mbuf *m,
 		rte_pktmbuf_free(m);
 		sr_stats_add(dev->stats, SR_CTR_DROP_STEER, 1);
 	} else {
-		sr_stats_add(dev->stats, SR_CTR_RX_STEERED, 1);
+		l->n_steered++;         /* counted once per round (sr_rxtx_rx) */
 	}
 	return true;
 }
@@ -565,6 +561,10 @@ uint32_t sr_rxtx_rx(struct sr_pmd_lane *l)
 	if (sr_rxtx_held(&dev->hold_rx))
 		sr_rxtx_release_rx(l, now, false, &b);
 	sr_rxtx_hand_over(dev, &b);
+	if (l->n_steered) {
+		sr_stats_add(dev->stats, SR_CTR_RX_STEERED, l->n_steered);
+		l->n_steered = 0;
+	}
 	return n + steered;
 }
 
@@ -578,11 +578,14 @@ void sr_rxtx_release_all(struct sr_pmd_dev *dev)
 	n = sr_fault_hold_drain(&dev->hold_rx, held, SR_FAULT_HOLD_MAX);
 	for (uint32_t i = 0; i < n; i++)
 		rte_pktmbuf_free(held[i]);
-	n = sr_fault_hold_drain(&dev->hold_tx, held, SR_FAULT_HOLD_MAX);
-	for (uint32_t i = 0; i < n; i++)
-		rte_pktmbuf_free(held[i]);
+	while (dev->loop_ring && rte_ring_sc_dequeue(dev->loop_ring, &m) == 0)
+		rte_pktmbuf_free(m);
 	for (uint32_t k = 0; k < dev->nlanes; k++) {
 		struct sr_pmd_lane *l = &dev->lane[k];
+
+		n = sr_fault_hold_drain(&l->hold_tx, held, SR_FAULT_HOLD_MAX);
+		for (uint32_t i = 0; i < n; i++)
+			rte_pktmbuf_free(held[i]);
 
 		for (uint32_t i = 0; i < l->n_tx_pend; i++)
 			rte_pktmbuf_free(l->tx_pend[i]);

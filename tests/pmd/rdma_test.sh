@@ -10,10 +10,11 @@
 #   memif       default link; capture re-read by sroce-pcap (exit 0, every
 #               opcode present); sroce-stat shows transport counters live
 #   dedicated   memif with the engine on its own lcore on both sides
-#   engines     memif with two engine lcores (lanes) per side, the QPs on
-#               different lanes (client QPN odd, server even) so each side
-#               steers received frames to the other lane; 2 % TX drop and
-#               capture shared by the lanes; all data verified
+#   engines     memif with two, then three engine lcores (lanes) per side,
+#               the client's and the server's QP on different lanes so each
+#               side steers received frames between lanes: every frame
+#               delayed (no sequence error or duplicate may appear), then
+#               2 % TX drop; capture shared by the lanes; data verified
 #   ipv6        memif, QPs addressed by IPv6 GIDs (ND resolves the peer)
 #   af_packet   net_af_packet on both ends of a veth pair (MTU 1500, so
 #               path MTU 1024: more packets per message), captured
@@ -116,30 +117,56 @@ dedicated)
 	run_pair "" 20
 	;;
 engines)
-	memif_conf "mode = dedicated" "mode = dedicated" "engines = 2" \
-		"engines = 2"
-	printf '%s\n' "fault = tx drop prob=2%" "fault_seed = 21" >> "$tmp/a.conf"
-	printf '%s\n' "fault = tx drop prob=2%" "fault_seed = 22" \
-		"capture = $tmp/b.pcap" >> "$tmp/b.conf"
-	# the client's QP gets QPN 3 (lane 1), the server's QPN 2 (lane 0)
-	SROCE_CONFIG=$tmp/a.conf timeout 100 "$peer_bin" server --tcp $tcp \
-		--rounds 30 --rc-timeout 12 > "$tmp/server.log" 2>&1 &
-	pids="$!"
-	SROCE_CONFIG=$tmp/b.conf timeout 100 "$peer_bin" client --tcp $tcp \
-		--rounds 30 --rc-timeout 12 --spare-qps 1 > "$tmp/client.log" 2>&1 ||
-		fail "client"
-	wait $pids || fail "server"
-	pids=""
-	grep "^rdma_peer" "$tmp/client.log" "$tmp/server.log"
-	check_capture "$tmp/b.pcap" 30
+	# run_lanes N ROUNDS FAULT RC_TIMEOUT: both sides with N engine lcores
+	# and the fault rule; the client's QP on another lane than the server's
+	run_lanes() {
+		memif_conf "mode = dedicated" "mode = dedicated" "engines = $1" \
+			"engines = $1"
+		printf '%s\n' "fault = $3" "fault_seed = 21" >> "$tmp/a.conf"
+		printf '%s\n' "fault = $3" "fault_seed = 22" \
+			"capture = $tmp/b.pcap" >> "$tmp/b.conf"
+		SROCE_CONFIG=$tmp/a.conf timeout 100 "$peer_bin" server --tcp $tcp \
+			--rounds "$2" --rc-timeout "$4" > "$tmp/server.log" 2>&1 &
+		pids="$!"
+		SROCE_CONFIG=$tmp/b.conf timeout 100 "$peer_bin" client --tcp $tcp \
+			--rounds "$2" --rc-timeout "$4" --spare-qps 1 \
+			> "$tmp/client.log" 2>&1 || fail "client ($1 lanes)"
+		wait $pids || fail "server ($1 lanes)"
+		pids=""
+		grep "^rdma_peer" "$tmp/client.log" "$tmp/server.log"
+		check_capture "$tmp/b.pcap" "$2"
+		for side in server client; do
+			steered=$(counter "$tmp/$side.log" rx_steered)
+			full=$(counter "$tmp/$side.log" drop_steer_full)
+			echo "engines $1: $side steered $steered frames between lanes"
+			[ "$steered" -ge 100 ] ||
+				fail "$side: only $steered frames steered between lanes"
+			[ "$full" -eq 0 ] ||
+				fail "$side: $full frames lost at a full steering ring"
+		done
+	}
+	# 1. two lanes, every frame delayed 20 us (held per lane): nothing
+	#    lost, so a frame of a QP that left on another lane's queue, or
+	#    was taken in on two lanes, would show as a sequence error.  (A
+	#    1 s transport timeout: six pollers on two CPUs can stall a lane
+	#    for milliseconds, and a timeout's retransmission is a legal
+	#    duplicate, not a reordering.)
+	run_lanes 2 30 "tx delay us=20" 18
 	for side in server client; do
-		steered=$(counter "$tmp/$side.log" rx_steered)
-		full=$(counter "$tmp/$side.log" drop_steer_full)
+		for name in out_of_seq_request rcvd_seq_err; do
+			v=$(counter "$tmp/$side.log" $name)
+			[ "$v" -eq 0 ] || fail "two lanes: $side $name = $v"
+		done
+		[ "$(counter "$tmp/$side.log" fault_delay)" -ge 100 ] ||
+			fail "two lanes: $side delayed too few frames"
+	done
+	# 2. three lanes (client QP on lane 0, server QP on lane 2) under 2 %
+	#    TX drop: retransmissions cross the lanes, every byte still checked
+	run_lanes 3 30 "tx drop prob=2%" 12
+	for side in server client; do
 		drops=$(counter "$tmp/$side.log" fault_drop)
-		echo "engines: $side steered $steered frames to the other lane, $drops dropped by the fault rule"
-		[ "$steered" -ge 100 ] || fail "$side: only $steered frames steered between lanes"
-		[ "$full" -eq 0 ] || fail "$side: $full frames lost at a full steering ring"
-		[ "$drops" -ge 5 ] || fail "$side: only $drops frames dropped"
+		echo "engines 3: $side dropped $drops frames"
+		[ "$drops" -ge 5 ] || fail "three lanes: $side only $drops frames dropped"
 	done
 	;;
 ipv6)
