@@ -109,6 +109,7 @@ struct sr_resp_res {
 	uint32_t cur_psn;
 	uint32_t off;
 	uint32_t end;                 /* bytes to answer from va */
+	uint32_t msn;                 /* the MSN its responses carry */
 };
 
 enum sr_resp_msg { SR_MSG_NONE, SR_MSG_SEND, SR_MSG_WRITE, SR_MSG_MAX };
@@ -134,6 +135,9 @@ struct sr_resp_state {
 	uint32_t nres;
 	uint32_t res_next;
 	struct sr_resp_res *busy;     /* READ response being sent */
+	uint32_t queue_head;          /* READs accepted while busy: res[] ... */
+	uint32_t nqueued;             /* ... from queue_head, in PSN order */
+	bool nak_after_busy;          /* a request refused while busy: NAK after */
 	struct sr_recv_wqe *wqe;      /* copy of the recv WQE in use */
 };
 

@@ -25,6 +25,15 @@
 
 #include "transport/transport.h"
 
+/*
+ * READ response packets sent at once from the receive path when a READ
+ * request arrives; the rest go out from the engine round (sr_resp_run),
+ * flushed between.  Answering a whole READ at once filled the transmit
+ * queue in the middle of a receive burst: READ 1 MiB 44-46 -> 58-62
+ * Gbit/s on 1 QP, 25-33 -> 57-61 on 4 QPs with 8 here (2..32 alike).
+ */
+#define SR_READ_EMIT_NOW 8
+
 /* X(name, syndrome, advance, error event) — what a handler's result does. */
 #define SR_RESP_RESULTS(X)                                                  \
 	X(OK, 0, true, -1)                                                  \
@@ -143,13 +152,38 @@ static void sr_resp_nak(struct sr_qp *qp, uint32_t psn, uint8_t syndrome)
 	sr_resp_send_aeth(qp, SR_OPCODE(RC, ACKNOWLEDGE), psn, syndrome, 0);
 }
 
+/*
+ * The busy READ's last response is out: the next READ accepted meanwhile
+ * is answered now.  When none is left, a request that came while they were
+ * being sent and was refused (responses leave in PSN order) is asked for
+ * again with a sequence NAK at the expected PSN, which follows the READs'
+ * responses on the wire, rather than left to the requester's retransmit
+ * timer.
+ */
+static void sr_resp_busy_done(struct sr_qp *qp)
+{
+	if (qp->resp.nqueued > 0) {
+		qp->resp.busy = &qp->resp.res[qp->resp.queue_head];
+		qp->resp.queue_head = (qp->resp.queue_head + 1) % qp->resp.nres;
+		qp->resp.nqueued--;
+		return;
+	}
+	qp->resp.busy = NULL;
+	if (!qp->resp.nak_after_busy)
+		return;
+	qp->resp.nak_after_busy = false;
+	qp->resp.nak_sent = true;
+	sr_resp_nak(qp, qp->resp.psn, SR_AETH_NAK | SR_NAK_PSN_SEQ_ERR);
+	sr_qp_count(qp, SR_CNT_SEQ_NAK_SENT, 1);
+}
+
 /* Emit READ response packets of the busy resource, up to budget. */
 static unsigned int sr_resp_read_emit(struct sr_qp *qp, unsigned int budget)
 {
-	struct sr_resp_res *r = qp->resp.busy;
+	struct sr_resp_res *r;
 	unsigned int n = 0;
 
-	while (r != NULL && n < budget) {
+	while ((r = qp->resp.busy) != NULL && n < budget) {
 		uint32_t left = r->end - r->off;
 		uint32_t len = left < qp->mtu ? left : qp->mtu;
 		bool first = r->off == 0, last = left <= qp->mtu;
@@ -165,13 +199,14 @@ static unsigned int sr_resp_read_emit(struct sr_qp *qp, unsigned int budget)
 
 		sr_tx_prepare(qp, &b, &qp->attr.av, op, r->cur_psn);
 		b.aeth_syndrome = SR_AETH_CREDITS_INVALID;
-		b.aeth_msn = qp->resp.msn & SR_PSN_MASK;
+		b.aeth_msn = r->msn & SR_PSN_MASK;
 		ret = sr_tx_send(qp, &b, &src, len);
 		if (ret == -EAGAIN)
 			break;
 		if (ret < 0) {
 			/* the region went away under the READ */
 			qp->resp.busy = NULL;
+			qp->resp.nqueued = 0;
 			sr_resp_nak(qp, r->cur_psn,
 				    SR_AETH_NAK | SR_NAK_REMOTE_ACCESS);
 			sr_qp_count(qp, SR_CNT_ERR_NAK_SENT, 1);
@@ -181,10 +216,8 @@ static unsigned int sr_resp_read_emit(struct sr_qp *qp, unsigned int budget)
 		n++;
 		r->off += len;
 		r->cur_psn = sr_psn_add(r->cur_psn, 1);
-		if (last) {
-			qp->resp.busy = NULL;
-			break;
-		}
+		if (last)
+			sr_resp_busy_done(qp);
 	}
 	return n;
 }
@@ -420,11 +453,48 @@ static enum sr_resp_result sr_resp_read(struct sr_qp *qp,
 	r->len = len;
 	r->end = len;
 	qp->resp.msn++;
+	r->msn = qp->resp.msn;
 	qp->resp.psn = sr_psn_add(psn, npkts);
+	if (qp->resp.busy != NULL) {
+		/* answered after the READs before it (sr_resp_busy_done) */
+		if (qp->resp.nqueued++ == 0)
+			qp->resp.queue_head = (uint32_t)(r - qp->resp.res);
+		return SR_RESP_RESPONDED;
+	}
 	sr_resp_flush_ack(qp);
 	qp->resp.busy = r;
-	sr_resp_read_emit(qp, UINT32_MAX);
+	sr_resp_read_emit(qp, SR_READ_EMIT_NOW);
 	return SR_RESP_RESPONDED;
+}
+
+/*
+ * While a READ is being answered, a READ request that follows in sequence
+ * and that will be answered without error is accepted and answered after
+ * it, as an RNIC queues them.  Anything else is taken once the READs
+ * before it are answered — at once when the link takes their responses,
+ * else refused and asked for again (sr_resp_busy_done).  One resource
+ * stays free besides the busy and the queued ones, so none is overwritten.
+ */
+static bool sr_resp_read_may_queue(struct sr_qp *qp, const struct sr_pkt *pkt)
+{
+	const struct sr_reth *reth;
+	uint32_t len;
+	struct sr_mr_ref ref;
+
+	if (pkt->op->kind != SR_KIND_READ_REQ ||
+	    qp->resp.msg != SR_MSG_NONE ||
+	    qp->resp.nqueued + 2 > qp->resp.nres ||
+	    !(qp->attr.qp_access_flags & SR_ACCESS_REMOTE_READ))
+		return false;
+	reth = sr_pkt_ext(pkt, SR_EXT_RETH);
+	len = sr_reth_len(reth);
+	if (len == 0)
+		return true;
+	if (sr_dma_remote(qp, sr_reth_rkey(reth), sr_reth_va(reth), len,
+			  SR_ACCESS_REMOTE_READ, &ref) != SR_MR_OK)
+		return false;
+	sr_mr_ref_put(&ref);
+	return true;
 }
 
 static enum sr_resp_result sr_resp_atomic(struct sr_qp *qp,
@@ -589,6 +659,7 @@ static void sr_resp_duplicate(struct sr_qp *qp, const struct sr_pkt *pkt,
 			sr_mr_ref_put(&ref);
 		}
 		/* answer again from the duplicate's PSN, with its RETH */
+		r->msn = qp->resp.msn;
 		r->va = sr_reth_va(reth);
 		r->rkey = sr_reth_rkey(reth);
 		r->off = 0;
@@ -596,7 +667,7 @@ static void sr_resp_duplicate(struct sr_qp *qp, const struct sr_pkt *pkt,
 		r->cur_psn = psn;
 		sr_resp_flush_ack(qp);
 		qp->resp.busy = r;
-		sr_resp_read_emit(qp, UINT32_MAX);
+		sr_resp_read_emit(qp, SR_READ_EMIT_NOW);
 		return;
 	}
 	case SR_KIND_ATOMIC:
@@ -735,6 +806,13 @@ void sr_resp_rx(struct sr_qp *qp, const struct sr_pkt *pkt)
 
 	/* RC */
 	d = sr_psn_diff(psn, qp->resp.psn);
+	if (d > 0 && qp->resp.busy != NULL) {
+		/* a NAK now would overtake the READ's responses */
+		sr_qp_count(qp, SR_CNT_SEQ_ERR, 1);
+		if (!qp->resp.nak_sent)
+			qp->resp.nak_after_busy = true;
+		return;
+	}
 	if (d > 0) {
 		sr_qp_count(qp, SR_CNT_SEQ_ERR, 1);
 		if (!qp->resp.nak_sent) {
@@ -749,10 +827,15 @@ void sr_resp_rx(struct sr_qp *qp, const struct sr_pkt *pkt)
 		sr_resp_duplicate(qp, pkt, psn);
 		return;
 	}
-	if (qp->resp.busy != NULL) {
-		/* answer in order: the requester will send this again */
-		sr_qp_count(qp, SR_CNT_RESP_BUSY_DROP, 1);
-		return;
+	if (qp->resp.busy != NULL && !sr_resp_read_may_queue(qp, pkt)) {
+		/* answer the READs before it first, as far as the link lets */
+		sr_resp_read_emit(qp, UINT32_MAX);
+		if (qp->resp.busy != NULL) {
+			/* asked for again when they are done */
+			sr_qp_count(qp, SR_CNT_RESP_BUSY_DROP, 1);
+			qp->resp.nak_after_busy = true;
+			return;
+		}
 	}
 	qp->resp.nak_sent = false;
 	fn = sr_resp_handler[pkt->op->kind];
@@ -874,6 +957,8 @@ int sr_resp_res_alloc(struct sr_qp *qp, uint32_t n)
 	qp->resp.nres = n;
 	qp->resp.res_next = 0;
 	qp->resp.busy = NULL;
+	qp->resp.nqueued = 0;
+	qp->resp.nak_after_busy = false;
 	return 0;
 }
 
@@ -891,6 +976,8 @@ void sr_resp_reset(struct sr_qp *qp)
 	qp->resp.ack_due = 0;
 	qp->resp.since_ack = 0;
 	qp->resp.busy = NULL;
+	qp->resp.nqueued = 0;
+	qp->resp.nak_after_busy = false;
 	qp->resp.msn = 0;
 	for (i = 0; i < qp->resp.nres; i++)
 		qp->resp.res[i].opcode = 0xff;

@@ -15,6 +15,7 @@ struct sim_frame {
 struct sim_portctx {
 	struct sim_net *net;
 	int id;
+	long tx_room;            /* buffers tx_alloc still gives; < 0: any */
 };
 
 struct sim_net {
@@ -105,6 +106,7 @@ struct sim_net *sim_create(const struct sim_cfg *cfg)
 	for (int i = 0; i < 2; i++) {
 		n->port[i].net = n;
 		n->port[i].id = i;
+		n->port[i].tx_room = -1;
 	}
 	return n;
 }
@@ -127,8 +129,13 @@ int sim_destroy(struct sim_net *n)
 static uint8_t *sim_tx_alloc(void *link, uint32_t len, void **cookie)
 {
 	struct sim_portctx *p = link;
-	uint8_t *b = malloc(len);
+	uint8_t *b;
 
+	if (p->tx_room == 0)
+		return NULL;
+	if (p->tx_room > 0)
+		p->tx_room--;
+	b = malloc(len);
 	p->net->live_bufs++;
 	*cookie = b;
 	return b;
@@ -225,6 +232,11 @@ void *sim_port(struct sim_net *n, int port)
 void sim_attach(struct sim_net *n, int port, struct sr_dev *dev)
 {
 	n->dev[port] = dev;
+}
+
+void sim_set_tx_room(struct sim_net *n, int port, long room)
+{
+	n->port[port].tx_room = room;
 }
 
 void sim_set_tap(struct sim_net *n, sim_tap_fn fn, void *ctx)

@@ -51,6 +51,8 @@ const struct sr_link_ops *sim_ops(void);
 void *sim_port(struct sim_net *n, int port);   /* link ctx of a port */
 void sim_attach(struct sim_net *n, int port, struct sr_dev *dev);
 void sim_set_tap(struct sim_net *n, sim_tap_fn fn, void *ctx);
+/* Port's transmit buffers: room more, then none (a full queue); -1: any. */
+void sim_set_tx_room(struct sim_net *n, int port, long room);
 void sim_set_cfg(struct sim_net *n, const struct sim_cfg *cfg);
 
 /* Inject a frame as if port from had sent it (through loss etc. unless raw). */

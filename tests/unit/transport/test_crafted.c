@@ -475,6 +475,104 @@ START_TEST(test_responder_duplicates)
 }
 END_TEST
 
+/* node 0 sends node 1 a READ of len bytes of its buffer at off. */
+static void craft_read(struct h_pair *p, uint32_t psn, uint32_t off,
+		       uint32_t len)
+{
+	struct sr_build b;
+
+	craft_init(p, 0, &b, SR_OPCODE(RC, READ_REQUEST), psn);
+	b.reth_va = (uint64_t)(uintptr_t)p->n[1].buf + off;
+	b.reth_rkey = sr_mr_rkey(p->n[1].mr);
+	b.reth_len = len;
+	craft_send(p, 0, &b, NULL, 0);
+}
+
+/*
+ * Requests that arrive while a READ is being answered (its first
+ * responses go out at once, the rest from the engine round): a READ is
+ * queued and answered after it, in PSN order with its own MSN; another
+ * request is taken once the READs are answered — at once when the link
+ * takes their responses, else refused and asked for again by a sequence
+ * NAK that follows the READs' responses.
+ */
+START_TEST(test_responder_read_queue)
+{
+	struct h_pair p;
+	struct h_opts o;
+	struct cap cap = { .swallow = 1 };
+	struct sr_build b;
+	uint8_t pl[16] = { 0 };
+	uint64_t cnt[SR_CNT_MAX];
+	struct h_node *n1;
+	uint32_t psn;
+	int i;
+
+	h_default_opts(&o, SR_QPT_RC);
+	o.mtu = SR_MTU_256;
+	h_pair_init(&p, &o);
+	n1 = &p.n[1];
+	sim_set_tap(p.net, cap_tap, &cap);
+	ck_assert_int_eq(h_post_recv(&p, 1, 1, 8192, 64), 0);
+	ck_assert_int_eq(h_post_recv(&p, 1, 2, 8192, 64), 0);
+	psn = o.psn0;
+	/* READ of 4096 B (16 responses), READ of 1000 B (4), SEND: together */
+	craft_read(&p, psn, 0, 4096);
+	craft_read(&p, psn + 16, 4096, 1000);
+	craft_init(&p, 0, &b, SR_OPCODE(RC, SEND_ONLY), psn + 20);
+	b.ackreq = true;
+	craft_send(&p, 0, &b, pl, 16);
+	settle(&p);
+	ck_assert_int_eq(cap.n, 21);
+	for (i = 0; i < 20; i++)
+		ck_assert_uint_eq(cap.psn[i], (psn + (uint32_t)i) & 0xffffff);
+	/* FIRST and LAST carry an AETH: each READ's own MSN */
+	ck_assert_uint_eq(cap.op[0], SR_OPCODE(RC, READ_RESPONSE_FIRST));
+	ck_assert_uint_eq(cap.msn[0], 1);
+	ck_assert_uint_eq(cap.op[15], SR_OPCODE(RC, READ_RESPONSE_LAST));
+	ck_assert_uint_eq(cap.msn[15], 1);
+	ck_assert_uint_eq(cap.op[16], SR_OPCODE(RC, READ_RESPONSE_FIRST));
+	ck_assert_uint_eq(cap.msn[16], 2);
+	ck_assert_uint_eq(cap.op[19], SR_OPCODE(RC, READ_RESPONSE_LAST));
+	ck_assert_uint_eq(cap.msn[19], 2);
+	ck_assert_uint_eq(cap.plen[19], 1000 - 768);
+	ck_assert_uint_eq(cap.syn[20], SR_AETH_CREDITS_INVALID);
+	ck_assert_uint_eq(cap.psn[20], (psn + 20) & 0xffffff);
+	ck_assert_uint_eq(cap.msn[20], 3);
+	sr_qp_counters(n1->qp, cnt);
+	ck_assert_uint_eq(cnt[SR_CNT_RESP_BUSY_DROP], 0);
+
+	/* the same with room for 12 frames: the SEND finds the READs busy */
+	psn += 21;
+	cap.n = 0;
+	sim_set_tx_room(p.net, 1, 12);
+	craft_read(&p, psn, 0, 4096);
+	craft_read(&p, psn + 16, 4096, 1000);
+	b.psn = (psn + 20) & 0xffffff;
+	craft_send(&p, 0, &b, pl, 16);
+	ck_assert(sim_step_frames(p.net));
+	ck_assert_int_eq(cap.n, 12);
+	sr_qp_counters(n1->qp, cnt);
+	ck_assert_uint_eq(cnt[SR_CNT_RESP_BUSY_DROP], 1);
+	sim_set_tx_room(p.net, 1, -1);
+	settle(&p);
+	ck_assert_int_eq(cap.n, 21);
+	for (i = 0; i < 20; i++)
+		ck_assert_uint_eq(cap.psn[i], (psn + (uint32_t)i) & 0xffffff);
+	ck_assert_uint_eq(cap.op[20], SR_OPCODE(RC, ACKNOWLEDGE));
+	ck_assert_uint_eq(cap.syn[20], NAK(PSN_SEQ_ERR));
+	ck_assert_uint_eq(cap.psn[20], (psn + 20) & 0xffffff);
+	/* the SEND again: accepted and ACKed */
+	craft_send(&p, 0, &b, pl, 16);
+	settle(&p);
+	ck_assert_int_eq(cap.n, 22);
+	ck_assert_uint_eq(cap.syn[21], SR_AETH_CREDITS_INVALID);
+	ck_assert_uint_eq(cap.psn[21], (psn + 20) & 0xffffff);
+	ck_assert_int_eq(sr_qp_state(n1->qp), SR_QPS_RTS);
+	h_pair_fini(&p);
+}
+END_TEST
+
 /* Drops before any QP: unknown QPN, bad P_Key, bad ICRC. */
 START_TEST(test_device_drops)
 {
@@ -774,6 +872,7 @@ static Suite *crafted_suite(void)
 	tcase_add_test(r, test_responder_ack_hold_limits);
 	tcase_add_test(r, test_responder_seq_nak_once);
 	tcase_add_test(r, test_responder_duplicates);
+	tcase_add_test(r, test_responder_read_queue);
 	tcase_add_test(r, test_device_drops);
 	tcase_add_test(c, test_comp_coalesced_ack);
 	tcase_add_test(c, test_comp_seq_nak_retransmit);
