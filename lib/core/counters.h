@@ -42,7 +42,7 @@
 	X(RETRY_EXC, "retry_cnt exhausted")                                 \
 	X(RNR_RETRY_EXC, "rnr_retry exhausted")                             \
 	X(READ_RESUME, "READ requests resent to resume a response")         \
-	X(RESP_BUSY_DROP, "requests dropped while a READ response is sent") \
+	X(RESP_BUSY_DROP, "requests refused while READ responses wait for the link") \
 	X(GHOST_RESP, "responses for nothing outstanding")                  \
 	X(UC_MSG_DROP, "UC messages dropped after a lost packet")           \
 	X(UD_QKEY_DROP, "UD packets with a wrong Q_Key")                    \
