@@ -484,6 +484,8 @@ static bool sr_resp_read_may_queue(struct sr_qp *qp, const struct sr_pkt *pkt)
 	if (pkt->op->kind != SR_KIND_READ_REQ ||
 	    qp->resp.msg != SR_MSG_NONE ||
 	    qp->resp.nqueued + 2 > qp->resp.nres ||
+	    /* a duplicate being answered again may sit where it would go */
+	    &qp->resp.res[qp->resp.res_next] == qp->resp.busy ||
 	    !(qp->attr.qp_access_flags & SR_ACCESS_REMOTE_READ))
 		return false;
 	reth = sr_pkt_ext(pkt, SR_EXT_RETH);

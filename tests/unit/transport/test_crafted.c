@@ -573,6 +573,55 @@ START_TEST(test_responder_read_queue)
 }
 END_TEST
 
+/*
+ * A READ answered again for its duplicate sits in the resource ring where
+ * the next new READ would go: that READ is not queued over it (the
+ * duplicate's responses stay whole) but refused and asked for again.
+ */
+START_TEST(test_responder_read_queue_after_duplicate)
+{
+	struct h_pair p;
+	struct h_opts o;
+	struct cap cap = { .swallow = 1 };
+	uint32_t psn;
+	int i;
+
+	h_default_opts(&o, SR_QPT_RC);
+	o.mtu = SR_MTU_256;
+	o.max_dest_rd = 4;
+	h_pair_init(&p, &o);
+	sim_set_tap(p.net, cap_tap, &cap);
+	psn = o.psn0;
+	/* A (16 responses), then B, C, D: the ring of 4 is full, A oldest */
+	craft_read(&p, psn, 0, 4096);
+	settle(&p);
+	for (i = 0; i < 3; i++) {
+		craft_read(&p, psn + 16 + (uint32_t)i, 4096 + 256 * (uint32_t)i, 256);
+		settle(&p);
+	}
+	ck_assert_int_eq(cap.n, 19);
+	/* A again (a duplicate) and a new READ E, with room for 12 frames */
+	cap.n = 0;
+	sim_set_tx_room(p.net, 1, 12);
+	craft_read(&p, psn, 0, 4096);
+	craft_read(&p, psn + 19, 8192, 256);
+	ck_assert(sim_step_frames(p.net));
+	sim_set_tx_room(p.net, 1, -1);
+	settle(&p);
+	/* A's 16 responses whole, from its own PSN and data; then E's NAK */
+	ck_assert_int_eq(cap.n, 17);
+	for (i = 0; i < 16; i++) {
+		ck_assert_uint_eq(cap.psn[i], (psn + (uint32_t)i) & 0xffffff);
+		ck_assert_uint_eq(cap.plen[i], 256);
+	}
+	ck_assert_uint_eq(cap.op[15], SR_OPCODE(RC, READ_RESPONSE_LAST));
+	ck_assert_uint_eq(cap.syn[16], NAK(PSN_SEQ_ERR));
+	ck_assert_uint_eq(cap.psn[16], (psn + 19) & 0xffffff);
+	ck_assert_int_eq(sr_qp_state(p.n[1].qp), SR_QPS_RTS);
+	h_pair_fini(&p);
+}
+END_TEST
+
 /* Drops before any QP: unknown QPN, bad P_Key, bad ICRC. */
 START_TEST(test_device_drops)
 {
@@ -873,6 +922,7 @@ static Suite *crafted_suite(void)
 	tcase_add_test(r, test_responder_seq_nak_once);
 	tcase_add_test(r, test_responder_duplicates);
 	tcase_add_test(r, test_responder_read_queue);
+	tcase_add_test(r, test_responder_read_queue_after_duplicate);
 	tcase_add_test(r, test_device_drops);
 	tcase_add_test(c, test_comp_coalesced_ack);
 	tcase_add_test(c, test_comp_seq_nak_retransmit);
