@@ -277,12 +277,11 @@ int sr_pmd_dev_create(const struct sr_pmd_config *cfg, int lock_fd,
 	/* cache-line aligned: the lanes are (dev_priv.h), one line apart */
 	dev = aligned_alloc(RTE_CACHE_LINE_SIZE,
 			    RTE_ALIGN_CEIL(sizeof(*dev), RTE_CACHE_LINE_SIZE));
-	if (dev != NULL)
-		memset(dev, 0, sizeof(*dev));
 	if (dev == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	memset(dev, 0, sizeof(*dev));
 	dev->cfg = *cfg;
 	dev->lock_fd = lock_fd;
 	rc = sr_dev_lanes_check(cfg, err, errlen);

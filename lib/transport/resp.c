@@ -428,24 +428,36 @@ static enum sr_resp_result sr_resp_write(struct sr_qp *qp,
 	return SR_RESP_OK;
 }
 
+/* May the range a READ's RETH names be read?  (Nothing to check: 0 B.) */
+static enum sr_mr_err sr_resp_read_range(struct sr_qp *qp,
+					 const struct sr_reth *reth)
+{
+	uint32_t len = sr_reth_len(reth);
+	struct sr_mr_ref ref;
+	enum sr_mr_err err;
+
+	if (len == 0)
+		return SR_MR_OK;
+	err = sr_dma_remote(qp, sr_reth_rkey(reth), sr_reth_va(reth), len,
+			    SR_ACCESS_REMOTE_READ, &ref);
+	if (err == SR_MR_OK)
+		sr_mr_ref_put(&ref);
+	return err;
+}
+
 static enum sr_resp_result sr_resp_read(struct sr_qp *qp,
 					const struct sr_pkt *pkt, uint32_t psn)
 {
 	const struct sr_reth *reth = sr_pkt_ext(pkt, SR_EXT_RETH);
 	uint32_t len = sr_reth_len(reth), npkts;
 	struct sr_resp_res *r;
-	struct sr_mr_ref ref;
 	enum sr_mr_err err;
 
 	if (!(qp->attr.qp_access_flags & SR_ACCESS_REMOTE_READ))
 		return SR_RESP_INV_REQ;
-	if (len > 0) {
-		err = sr_dma_remote(qp, sr_reth_rkey(reth), sr_reth_va(reth),
-				    len, SR_ACCESS_REMOTE_READ, &ref);
-		if (err != SR_MR_OK)
-			return sr_resp_mr_nak(err);
-		sr_mr_ref_put(&ref);
-	}
+	err = sr_resp_read_range(qp, reth);
+	if (err != SR_MR_OK)
+		return sr_resp_mr_nak(err);
 	npkts = len ? (len + qp->mtu - 1) / qp->mtu : 1;
 	r = sr_resp_res_new(qp, pkt->opcode, psn, npkts);
 	r->va = sr_reth_va(reth);
@@ -477,26 +489,14 @@ static enum sr_resp_result sr_resp_read(struct sr_qp *qp,
  */
 static bool sr_resp_read_may_queue(struct sr_qp *qp, const struct sr_pkt *pkt)
 {
-	const struct sr_reth *reth;
-	uint32_t len;
-	struct sr_mr_ref ref;
-
-	if (pkt->op->kind != SR_KIND_READ_REQ ||
-	    qp->resp.msg != SR_MSG_NONE ||
-	    qp->resp.nqueued + 2 > qp->resp.nres ||
-	    /* a duplicate being answered again may sit where it would go */
-	    &qp->resp.res[qp->resp.res_next] == qp->resp.busy ||
-	    !(qp->attr.qp_access_flags & SR_ACCESS_REMOTE_READ))
-		return false;
-	reth = sr_pkt_ext(pkt, SR_EXT_RETH);
-	len = sr_reth_len(reth);
-	if (len == 0)
-		return true;
-	if (sr_dma_remote(qp, sr_reth_rkey(reth), sr_reth_va(reth), len,
-			  SR_ACCESS_REMOTE_READ, &ref) != SR_MR_OK)
-		return false;
-	sr_mr_ref_put(&ref);
-	return true;
+	return pkt->op->kind == SR_KIND_READ_REQ &&
+	       qp->resp.msg == SR_MSG_NONE &&
+	       qp->resp.nqueued + 2 <= qp->resp.nres &&
+	       /* a duplicate being answered again may sit where it would go */
+	       &qp->resp.res[qp->resp.res_next] != qp->resp.busy &&
+	       (qp->attr.qp_access_flags & SR_ACCESS_REMOTE_READ) &&
+	       sr_resp_read_range(qp, sr_pkt_ext(pkt, SR_EXT_RETH)) ==
+		       SR_MR_OK;
 }
 
 static enum sr_resp_result sr_resp_atomic(struct sr_qp *qp,
@@ -643,22 +643,11 @@ static void sr_resp_duplicate(struct sr_qp *qp, const struct sr_pkt *pkt,
 	case SR_KIND_READ_REQ: {
 		const struct sr_reth *reth = sr_pkt_ext(pkt, SR_EXT_RETH);
 		uint32_t len = sr_reth_len(reth);
-		struct sr_mr_ref ref;
 
 		r = sr_resp_res_find(qp, pkt->opcode, psn);
-		if (r == NULL) {
+		if (r == NULL || sr_resp_read_range(qp, reth) != SR_MR_OK) {
 			sr_qp_count(qp, SR_CNT_REQ_DUP_DROP, 1);
 			return;
-		}
-		if (len > 0) {
-			if (sr_dma_remote(qp, sr_reth_rkey(reth),
-					  sr_reth_va(reth), len,
-					  SR_ACCESS_REMOTE_READ, &ref) !=
-			    SR_MR_OK) {
-				sr_qp_count(qp, SR_CNT_REQ_DUP_DROP, 1);
-				return;
-			}
-			sr_mr_ref_put(&ref);
 		}
 		/* answer again from the duplicate's PSN, with its RETH */
 		r->msn = qp->resp.msn;
@@ -808,21 +797,18 @@ void sr_resp_rx(struct sr_qp *qp, const struct sr_pkt *pkt)
 
 	/* RC */
 	d = sr_psn_diff(psn, qp->resp.psn);
-	if (d > 0 && qp->resp.busy != NULL) {
-		/* a NAK now would overtake the READ's responses */
-		sr_qp_count(qp, SR_CNT_SEQ_ERR, 1);
-		if (!qp->resp.nak_sent)
-			qp->resp.nak_after_busy = true;
-		return;
-	}
 	if (d > 0) {
 		sr_qp_count(qp, SR_CNT_SEQ_ERR, 1);
-		if (!qp->resp.nak_sent) {
-			qp->resp.nak_sent = true;
-			sr_resp_nak(qp, qp->resp.psn,
-				    SR_AETH_NAK | SR_NAK_PSN_SEQ_ERR);
-			sr_qp_count(qp, SR_CNT_SEQ_NAK_SENT, 1);
+		if (qp->resp.nak_sent)
+			return;
+		if (qp->resp.busy != NULL) {
+			/* a NAK now would overtake the READ's responses */
+			qp->resp.nak_after_busy = true;
+			return;
 		}
+		qp->resp.nak_sent = true;
+		sr_resp_nak(qp, qp->resp.psn, SR_AETH_NAK | SR_NAK_PSN_SEQ_ERR);
+		sr_qp_count(qp, SR_CNT_SEQ_NAK_SENT, 1);
 		return;
 	}
 	if (d < 0) {
