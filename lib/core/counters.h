@@ -50,6 +50,7 @@
 	X(BAD_STATE_DROP, "packets for a QP in a state that drops them")    \
 	X(OPCODE_DROP, "opcodes the QP type does not carry")                \
 	X(PKEY_DROP, "packets with a P_Key that does not match")            \
+	X(ADDR_DROP, "RC/UC packets from or to an address not the QP's path") \
 	X(FLUSHED, "work requests flushed by ERR")                          \
 	X(CQ_OVERFLOW, "completions lost to a full CQ")                     \
 	X(UNKNOWN_QP, "packets for a QP that does not exist")               \

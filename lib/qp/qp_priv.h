@@ -101,14 +101,15 @@ struct sr_resp_res {
 	uint8_t opcode;               /* the request's opcode; 0xff unused */
 	uint32_t first_psn;
 	uint32_t last_psn;
-	uint64_t va;
+	uint64_t va;                  /* READ: the request as received, kept */
 	uint32_t rkey;
 	uint32_t len;
 	uint64_t orig;                /* atomic: value before the operation */
-	/* READ response being sent */
+	/* READ response being sent: bytes [start, end) from va, next off */
 	uint32_t cur_psn;
+	uint32_t start;
 	uint32_t off;
-	uint32_t end;                 /* bytes to answer from va */
+	uint32_t end;
 	uint32_t msn;                 /* the MSN its responses carry */
 };
 
