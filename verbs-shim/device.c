@@ -150,22 +150,33 @@ static int sr_ibv_dev_poll(void *arg, unsigned int lane, unsigned int nlanes)
 	return (int)sr_dev_poll_shard(arg, 64, lane, nlanes);
 }
 
-int sr_ibv_rt_up(struct sr_ibv_rt *rt)
+/* The port, with rt->lock held: 0 or -errno (said on stderr). */
+static int sr_ibv_pmd_up(struct sr_ibv_rt *rt)
 {
 	char err[SR_CONFIG_ERR_MAX] = "";
+	int rc;
+
+	if (rt->pmd != NULL)
+		return 0;
+	rc = sr_pmd_dev_create(&rt->cfg, rt->lock_fd, &rt->pmd, err,
+			       sizeof(err));
+	if (rc) {
+		fprintf(stderr, "sroce: %s\n", err);
+		return rc;
+	}
+	rt->lock_fd = -1;            /* the pmd device owns it now */
+	return 0;
+}
+
+int sr_ibv_rt_up(struct sr_ibv_rt *rt)
+{
 	struct sr_dev_config dc = { 0 };
-	int rc = 0;
+	int rc;
 
 	pthread_mutex_lock(&rt->lock);
-	if (rt->pmd == NULL) {
-		rc = sr_pmd_dev_create(&rt->cfg, rt->lock_fd, &rt->pmd, err,
-				       sizeof(err));
-		if (rc) {
-			fprintf(stderr, "sroce: %s\n", err);
-			goto out_unlock;
-		}
-		rt->lock_fd = -1;            /* the pmd device owns it now */
-	}
+	rc = sr_ibv_pmd_up(rt);
+	if (rc)
+		goto out_unlock;
 	if (rt->dev == NULL && rt->mr != NULL) {
 		dc.link_ops = sr_pmd_link_ops();
 		dc.link = sr_pmd_link(rt->pmd);
@@ -235,10 +246,11 @@ int sr_ibv_rt_get(struct sr_ibv_dev *d)
 	if (rt->cfg.has_mac) {
 		memcpy(rt->mac, rt->cfg.mac, sizeof(rt->mac));
 	} else {
-		/* The MAC is the port's own: the port must come up now. */
-		pthread_mutex_unlock(&rt->lock);
-		rc = sr_ibv_rt_up(rt);
-		pthread_mutex_lock(&rt->lock);
+		/*
+		 * The MAC is the port's own: the port comes up now (the
+		 * transport later, once the GIDs, made from it, are known).
+		 */
+		rc = sr_ibv_pmd_up(rt);
 		if (rc)
 			goto out_destroy_mr;
 		sr_pmd_mac(rt->pmd, rt->mac);

@@ -94,6 +94,7 @@ struct sr_comp_state {
 	uint8_t rnr_left;
 	bool rewound;                 /* retransmitting from rewind_psn ... */
 	uint32_t rewind_psn;          /* ... so a second NAK for it is stale */
+	bool stalled;                 /* the link refused the next frame */
 };
 
 /* A responder resource: one READ, atomic, FLUSH or ATOMIC_WRITE. */

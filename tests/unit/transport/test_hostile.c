@@ -300,6 +300,37 @@ START_TEST(test_dma_length_above_2g)
 }
 END_TEST
 
+/*
+ * A link that never takes the requester's frames (down, or frames larger
+ * than it carries): the retransmit timer runs anyway and the WR ends in
+ * RETRY_EXC, the QP in ERR — not a requester that waits forever.
+ */
+START_TEST(test_requester_times_out_on_a_refusing_link)
+{
+	struct h_pair p;
+	struct h_opts o;
+	struct sr_wc wc;
+	uint64_t cnt[SR_CNT_MAX];
+
+	h_default_opts(&o, SR_QPT_RC);
+	o.retry = 2;
+	o.timeout = 10;    /* 4.19 ms */
+	h_pair_init(&p, &o);
+	sim_set_tx_room(p.net, 0, 0);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_WRITE, 1, 0, 64, 0,
+				     SR_SEND_SIGNALED), 0);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 100000), 1);
+	ck_assert_int_eq(wc.status, SR_WC_RETRY_EXC_ERR);
+	sr_qp_counters(p.n[0].qp, cnt);
+	ck_assert_uint_eq(cnt[SR_CNT_TX_PKTS], 0);
+	ck_assert_uint_eq(cnt[SR_CNT_TIMEOUT], 3);
+	ck_assert_uint_eq(cnt[SR_CNT_RETRY_EXC], 1);
+	ck_assert_int_eq(sr_qp_state(p.n[0].qp), SR_QPS_ERR);
+	sim_set_tx_room(p.net, 0, -1);
+	h_pair_fini(&p);
+}
+END_TEST
+
 Suite *transport_hostile_suite(void);
 Suite *transport_hostile_suite(void)
 {
@@ -311,6 +342,7 @@ Suite *transport_hostile_suite(void)
 	tcase_add_test(t, test_ack_from_another_address);
 	tcase_add_test(t, test_duplicate_read_within_original);
 	tcase_add_test(t, test_duplicate_read_resume_rules);
+	tcase_add_test(t, test_requester_times_out_on_a_refusing_link);
 	tcase_add_loop_test(t, test_dma_length_above_2g, 0,
 			    sizeof(big_cases) / sizeof(big_cases[0]));
 	suite_add_tcase(s, t);
