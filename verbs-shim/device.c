@@ -147,7 +147,11 @@ static int sr_ibv_cfg_load(struct sr_ibv_dev *d, char *err, size_t errlen)
 
 static int sr_ibv_dev_poll(void *arg, unsigned int lane, unsigned int nlanes)
 {
-	return (int)sr_dev_poll_shard(arg, 64, lane, nlanes);
+	struct sr_ibv_rt *rt = arg;
+	int work = (int)sr_dev_poll_shard(rt->dev, 64, lane, nlanes);
+
+	sr_xstats_poll(&rt->xstats, sr_pmd_now_ns(rt->pmd));
+	return work;
 }
 
 /* The port, with rt->lock held: 0 or -errno (said on stderr). */
@@ -194,8 +198,9 @@ int sr_ibv_rt_up(struct sr_ibv_rt *rt)
 			rc = -ENOMEM;
 			goto out_unlock;
 		}
+		sr_xstats_init(&rt->xstats, rt->pmd, rt->dev);
 		sr_pmd_set_rx_handler(rt->pmd, sr_dev_rx_burst, rt->dev);
-		rc = sr_pmd_engine_register(rt->pmd, sr_ibv_dev_poll, rt->dev);
+		rc = sr_pmd_engine_register(rt->pmd, sr_ibv_dev_poll, rt);
 		if (rc)
 			goto out_unlock;
 		if (rt->cfg.mode == SR_PMD_MODE_DEDICATED)
@@ -291,9 +296,10 @@ void sr_ibv_rt_put(struct sr_ibv_dev *d)
 	if (rt->pmd && rt->cfg.mode == SR_PMD_MODE_DEDICATED)
 		sr_pmd_stop(rt->pmd);
 	if (rt->pmd && rt->dev) {
-		sr_pmd_engine_unregister(rt->pmd, sr_ibv_dev_poll, rt->dev);
+		sr_pmd_engine_unregister(rt->pmd, sr_ibv_dev_poll, rt);
 		sr_pmd_set_rx_handler(rt->pmd, NULL, NULL);
 	}
+	sr_xstats_fini(&rt->xstats);
 	sr_dev_destroy(rt->dev);
 	rt->dev = NULL;
 	sr_pmd_dev_destroy(rt->pmd);

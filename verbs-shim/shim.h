@@ -37,6 +37,7 @@
 #include "core/dev.h"
 #include "gid.h"
 #include "mr/mr.h"
+#include "xstats.h"
 #include "qp/wr.h"
 
 struct sr_pmd_dev;
@@ -69,6 +70,7 @@ struct sr_ibv_rt {
 	/* Brought up by sr_ibv_rt_up(); NULL until then. */
 	struct sr_pmd_dev *pmd;
 	struct sr_dev *dev;
+	struct sr_xstats xstats;          /* dev's counters for sroce-stat */
 	/* Helper progress thread (progress.c). */
 	pthread_t helper;
 	bool helper_started;

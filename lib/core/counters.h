@@ -54,6 +54,7 @@
 	X(FLUSHED, "work requests flushed by ERR")                          \
 	X(CQ_OVERFLOW, "completions lost to a full CQ")                     \
 	X(UNKNOWN_QP, "packets for a QP that does not exist")               \
+	X(MGMT_QP_DROP, "packets for QP0/QP1 (no management QP here)")      \
 	X(NOT_ROCE, "frames that are not RoCEv2")                           \
 	X(PARSE_DROP, "RoCEv2 frames the parser refused (see per reason)")
 

@@ -113,6 +113,10 @@ static void sr_dev_rx_one(struct sr_dev *dev, const uint8_t *frame,
 		return;
 	}
 	bth = sr_pkt_bth(&pkt);
+	if (sr_bth_dqpn(bth) <= 1) {
+		sr_dev_count(dev, SR_CNT_MGMT_QP_DROP, 1);
+		return;
+	}
 	qp = sr_dev_qp_lookup(dev, sr_bth_dqpn(bth));
 	if (qp == NULL) {
 		sr_dev_count(dev, SR_CNT_UNKNOWN_QP, 1);

@@ -527,7 +527,7 @@ START_TEST(test_responder_read_queue_after_duplicate)
 }
 END_TEST
 
-/* Drops before any QP: unknown QPN, bad P_Key, bad ICRC. */
+/* Drops before any QP: unknown QPN, QP1, bad P_Key, bad ICRC. */
 START_TEST(test_device_drops)
 {
 	struct h_pair p;
@@ -547,6 +547,10 @@ START_TEST(test_device_drops)
 	craft_init(&p, 0, &b, SR_OPCODE(RC, SEND_ONLY), o.psn0);
 	b.pkey = 0x1234;
 	craft_send(&p, 0, &b, pl, 16);
+	craft_init(&p, 0, &b, SR_OPCODE(UD, SEND_ONLY), o.psn0);
+	b.dqpn = 1;                             /* QP1: no GSI here yet */
+	b.deth_qkey = 0x80010000u;
+	craft_send(&p, 0, &b, pl, 16);
 	craft_init(&p, 0, &b, SR_OPCODE(RC, SEND_ONLY), o.psn0);
 	n = sr_build_frame(frame, sizeof(frame), &b, pl, 16);
 	frame[n - 1] ^= 1;
@@ -555,6 +559,7 @@ START_TEST(test_device_drops)
 	ck_assert_int_eq(cap.n, 0);
 	sr_dev_counters(p.n[1].dev, cnt);
 	ck_assert_uint_eq(cnt[SR_CNT_UNKNOWN_QP], 1);
+	ck_assert_uint_eq(cnt[SR_CNT_MGMT_QP_DROP], 1);
 	ck_assert_uint_eq(cnt[SR_CNT_PKEY_DROP], 1);
 	ck_assert_uint_eq(cnt[SR_CNT_PARSE_DROP], 1);
 	sr_dev_parse_drops(p.n[1].dev, pd);
