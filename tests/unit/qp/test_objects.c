@@ -414,6 +414,44 @@ START_TEST(test_inline_sge_fence)
 }
 END_TEST
 
+/*
+ * Zero-sized queues are legal (qperf asks for them): a QP with no receive
+ * queue takes WRITEs, one with no send queue receives; posting to the
+ * empty side is "queue full", and the caps say 0.
+ */
+START_TEST(test_zero_sized_queues)
+{
+	struct h_pair p;
+	struct h_opts o;
+	struct sr_wc wc;
+	struct sr_qp_attr a;
+	struct sr_qp_init_attr ia;
+
+	h_default_opts(&o, SR_QPT_RC);
+	o.rq = 0;
+	h_pair_init(&p, &o);
+	ck_assert_int_eq(sr_qp_query(p.n[1].qp, &a, &ia), 0);
+	ck_assert_uint_eq(ia.cap.max_recv_wr, 0);
+	ck_assert_int_eq(h_post_recv(&p, 1, 1, 0, 64), -ENOMEM);
+	memset(p.n[0].buf, 0x5e, 256);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_WRITE, 7, 0, 256, 1024,
+				     SR_SEND_SIGNALED), 0);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 10000), 1);
+	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
+	ck_assert_uint_eq(p.n[1].buf[1024 + 255], 0x5e);
+	h_pair_fini(&p);
+
+	h_default_opts(&o, SR_QPT_UD);
+	o.sq = 0;
+	h_pair_init(&p, &o);
+	ck_assert_int_eq(sr_qp_query(p.n[0].qp, &a, &ia), 0);
+	ck_assert_uint_eq(ia.cap.max_send_wr, 0);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 16, 0, 0), -ENOMEM);
+	ck_assert_int_eq(h_post_recv(&p, 0, 1, 0, 64), 0);
+	h_pair_fini(&p);
+}
+END_TEST
+
 static Suite *objects_suite(void)
 {
 	Suite *s = suite_create("qp_objects");
@@ -426,6 +464,7 @@ static Suite *objects_suite(void)
 	tcase_add_test(tc, test_srq_limit);
 	tcase_add_test(tc, test_mem_ops);
 	tcase_add_test(tc, test_inline_sge_fence);
+	tcase_add_test(tc, test_zero_sized_queues);
 	suite_add_tcase(s, tc);
 	return s;
 }
