@@ -238,7 +238,8 @@ int sr_ibv_rt_get(struct sr_ibv_dev *d)
 	pthread_mutex_lock(&rt->lock);
 	if (rt->refs++ > 0)
 		goto out_unlock;
-	rc = sr_ibv_cfg_load(d, err, sizeof(err));
+	/* a port kept from an earlier open keeps its configuration (put) */
+	rc = rt->pmd != NULL ? 0 : sr_ibv_cfg_load(d, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "sroce: %s\n", err);
 		goto out_unref;
@@ -281,6 +282,15 @@ out_unlock:
 	return rc;
 }
 
+/*
+ * The last context closed: the transport and the MR engine go, the port
+ * stays until the process exits (sr_ibv_fini).  A process may open the
+ * device again any number of times (rdma-core's tests do), and DPDK
+ * 22.11's memif keeps a closed server port's listening socket until an
+ * event wakes its interrupt thread, so the same port could not be made
+ * again; and the port's default-link node stays this process's, as the
+ * configuration said when it was first opened.
+ */
 void sr_ibv_rt_put(struct sr_ibv_dev *d)
 {
 	struct sr_ibv_rt *rt = &d->rt;
@@ -302,14 +312,25 @@ void sr_ibv_rt_put(struct sr_ibv_dev *d)
 	sr_xstats_fini(&rt->xstats);
 	sr_dev_destroy(rt->dev);
 	rt->dev = NULL;
-	sr_pmd_dev_destroy(rt->pmd);
-	rt->pmd = NULL;
 	sr_mr_dev_destroy(rt->mr);
 	rt->mr = NULL;
 	if (rt->lock_fd >= 0)
 		close(rt->lock_fd);
 	rt->lock_fd = -1;
 	pthread_mutex_unlock(&rt->lock);
+}
+
+/* Process exit: the ports of devices no context holds any more. */
+__attribute__((destructor)) static void sr_ibv_fini(void)
+{
+	for (unsigned int i = 0; i < sr_ndevs; i++) {
+		struct sr_ibv_rt *rt = &sr_devs[i].rt;
+
+		if (rt->refs == 0 && rt->pmd != NULL) {
+			sr_pmd_dev_destroy(rt->pmd);
+			rt->pmd = NULL;
+		}
+	}
 }
 
 /* ---- contexts ---- */

@@ -491,6 +491,61 @@ static void check_two_contexts(struct env *e, struct ibv_device *dev)
 		ibv_close_device(e2.ctx);
 }
 
+/* QPs with zero-sized queues exist; posting to the empty side is ENOMEM. */
+static void check_zero_sized_queues(struct env *e)
+{
+	struct ibv_cq *cq = ibv_create_cq(e->ctx, 16, NULL, NULL, 0);
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 0, .max_recv_wr = 0 },
+	};
+	struct ibv_qp *qp = cq ? ibv_create_qp(e->pd, &ia) : NULL;
+	struct ibv_sge sg = { .addr = (uintptr_t)e->buf, .length = 8,
+			      .lkey = e->mr->lkey };
+	struct ibv_recv_wr rwr = { .sg_list = &sg, .num_sge = 1 }, *rbad;
+	struct ibv_send_wr swr = { .sg_list = &sg, .num_sge = 1,
+				   .opcode = IBV_WR_SEND }, *sbad;
+	int ok = qp != NULL && ia.cap.max_send_wr == 0 &&
+		 ia.cap.max_recv_wr == 0 && to_init(qp, IBV_QPT_RC) == 0 &&
+		 ibv_post_recv(qp, &rwr, &rbad) == ENOMEM &&
+		 ibv_post_send(qp, &swr, &sbad) != 0;
+
+	report("zero_sized_queues", ok, ok ? NULL : qp ? "wrong caps or posts" :
+	       "ibv_create_qp refused max_send_wr = max_recv_wr = 0");
+	drop(NULL, qp, NULL, cq);
+}
+
+/*
+ * Close the last context and open the device again, three times, with a
+ * loopback SEND each time: a process that closed its device could not
+ * open it again (ENODEV, "did not probe").
+ */
+static int check_reopen(struct ibv_device *dev, uint8_t *buf)
+{
+	for (int round = 0; round < 3; round++) {
+		struct env e = { .buf = buf };
+		int ok;
+
+		e.ctx = ibv_open_device(dev);
+		e.pd = e.ctx ? ibv_alloc_pd(e.ctx) : NULL;
+		e.mr = e.pd ? ibv_reg_mr(e.pd, buf, BUF_LEN,
+					 IBV_ACCESS_LOCAL_WRITE) : NULL;
+		ok = e.mr && !ibv_query_gid(e.ctx, 1, GID_INDEX, &e.gid);
+		report("reopen", ok, ok ? NULL : "open after close failed");
+		if (ok)
+			check_loopback(&e);
+		if (e.mr)
+			ibv_dereg_mr(e.mr);
+		if (e.pd)
+			ibv_dealloc_pd(e.pd);
+		if (e.ctx)
+			ibv_close_device(e.ctx);
+		if (!ok)
+			return -1;
+	}
+	return 0;
+}
+
 int main(void)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
@@ -518,9 +573,11 @@ int main(void)
 	check_loopback(&e);
 	check_posts_unpolled(&e);
 	check_two_contexts(&e, list[0]);
+	check_zero_sized_queues(&e);
 	ibv_dereg_mr(e.mr);
 	ibv_dealloc_pd(e.pd);
 	ibv_close_device(e.ctx);
+	check_reopen(list[0], e.buf);
 	ibv_free_device_list(list);
 	free(e.buf);
 	printf("%s\n", failures ? "FAILED" : "all ok");
