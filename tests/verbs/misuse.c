@@ -515,6 +515,28 @@ static void check_zero_sized_queues(struct env *e)
 	drop(NULL, qp, NULL, cq);
 }
 
+/* CQ sizes: max_cqe + 1 refused; a CQ grows and shrinks (ibv_resize_cq). */
+static void check_cq_sizes(struct env *e)
+{
+	struct ibv_device_attr da;
+	struct ibv_cq *big = NULL, *cq = NULL;
+	int ok = ibv_query_device(e->ctx, &da) == 0;
+
+	if (ok) {
+		big = ibv_create_cq(e->ctx, da.max_cqe + 1, NULL, NULL, 0);
+		ok = big == NULL && errno == EINVAL;
+		cq = ibv_create_cq(e->ctx, 16, NULL, NULL, 0);
+	}
+	ok = ok && cq && ibv_resize_cq(cq, 1000) == 0 && cq->cqe >= 1000 &&
+	     ibv_resize_cq(cq, 8) == 0 && cq->cqe >= 8 &&
+	     ibv_resize_cq(cq, da.max_cqe + 1) == EINVAL;
+	report("cq_sizes", ok, ok ? NULL : "max_cqe + 1 accepted or resize failed");
+	if (big)
+		ibv_destroy_cq(big);
+	if (cq)
+		ibv_destroy_cq(cq);
+}
+
 /*
  * Close the last context and open the device again, three times, with a
  * loopback SEND each time: a process that closed its device could not
@@ -574,6 +596,7 @@ int main(void)
 	check_posts_unpolled(&e);
 	check_two_contexts(&e, list[0]);
 	check_zero_sized_queues(&e);
+	check_cq_sizes(&e);
 	ibv_dereg_mr(e.mr);
 	ibv_dealloc_pd(e.pd);
 	ibv_close_device(e.ctx);
