@@ -12,6 +12,7 @@
  * MAC is known only from the port.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -357,14 +358,25 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	ctx->d = d;
 	ctx->rt = &d->rt;
 	ctx->vctx.context.device = device;
-	ctx->vctx.context.cmd_fd = -1;
+	/*
+	 * No kernel command channel, but a real descriptor: programs poll,
+	 * fstat and close it (rdma-core's tests); importing a context from
+	 * it is EOPNOTSUPP (below).
+	 */
+	ctx->vctx.context.cmd_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (ctx->vctx.context.cmd_fd < 0) {
+		rc = -errno;
+		goto out_put;
+	}
 	ctx->vctx.context.num_comp_vectors = 1;
 	pthread_mutex_init(&ctx->vctx.context.mutex, NULL);
 	rc = sr_ibv_async_init(ctx);
 	if (rc)
-		goto out_put;
+		goto out_close_cmd;
 	sr_ibv_ctx_ops_init(ctx);
 	return &ctx->vctx.context;
+out_close_cmd:
+	close(ctx->vctx.context.cmd_fd);
 out_put:
 	sr_ibv_rt_put(d);
 out_free:
@@ -381,6 +393,7 @@ int ibv_close_device(struct ibv_context *context)
 		return EINVAL;
 	ctx = sr_ctx(context);
 	sr_ibv_async_fini(ctx);
+	close(context->cmd_fd);
 	sr_ibv_rt_put(ctx->d);
 	pthread_mutex_destroy(&context->mutex);
 	free(ctx);

@@ -221,16 +221,23 @@ int sr_mr_dereg(struct sr_mr *mr);
  */
 struct sr_mr *sr_mr_get_dma(struct sr_pd *pd, uint32_t access);
 
-/* sr_mr_rereg() flags: which parts change. */
+/* sr_mr_rereg() flags: which parts change, and whether the keys stay. */
 enum sr_rereg_flag {
 	SR_REREG_TRANS  = 1u << 0,
 	SR_REREG_PD     = 1u << 1,
 	SR_REREG_ACCESS = 1u << 2,
+	/*
+	 * Keep the keys (what ibv_rereg_mr does on mlx5 and rxe, and what
+	 * rdma-core's tests expect): a key then names the new registration.
+	 * Without it the key byte changes and the old keys stop working.
+	 */
+	SR_REREG_KEEP_KEYS = 1u << 3,
 };
 
 /*
  * Re-register: change translation, PD and/or access of a registered MR
- * in place; the key byte changes.  On failure the registration is
+ * in place; the key byte changes unless SR_REREG_KEEP_KEYS.  On failure
+ * the registration is
  * unchanged.  Waits for references.
  *   -EINVAL  no or unknown flags, a bad source or access as for
  *            sr_mr_register(), a PD of another device, ZERO_BASED changed

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <infiniband/verbs.h>
@@ -577,6 +578,12 @@ int main(void)
 	if (!list || !list[0] || !(e.ctx = ibv_open_device(list[0]))) {
 		printf("FAIL open device\n");
 		return 1;
+	}
+	{
+		struct stat st;
+
+		report("cmd_fd", e.ctx->cmd_fd >= 0 && fstat(e.ctx->cmd_fd, &st) == 0,
+		       "cmd_fd is not a descriptor");
 	}
 	e.buf = aligned_alloc(4096, BUF_LEN);
 	e.pd = ibv_alloc_pd(e.ctx);
