@@ -223,6 +223,8 @@ int sr_ibv_err(int rc);
 
 /* Access flags (flags.c): 0 or -EINVAL for a flag sroce lacks. */
 int sr_ibv_access_to_sr(unsigned int ibv, uint32_t *out);
+/* The same for a memory window's rights (mw_access_flags). */
+int sr_ibv_mw_access_to_sr(unsigned int ibv, uint32_t *out);
 unsigned int sr_ibv_access_from_sr(uint32_t sr);
 
 /* Inline progress on a runtime that is up (progress.c). */

@@ -762,6 +762,7 @@ static void sr_resp_ud(struct sr_qp *qp, const struct sr_pkt *pkt)
 	}
 	wc.byte_len = len + 40;
 	wc.src_qp = sr_deth_sqpn(deth);
+	wc.sl = pkt->ipv6 ? SR_WC_SL_ROCEV2_IPV6 : SR_WC_SL_ROCEV2_IPV4;
 	if (imm != NULL) {
 		wc.imm_data = sr_immdt_imm(imm);
 		wc.wc_flags |= SR_WC_WITH_IMM;

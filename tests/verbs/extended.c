@@ -270,7 +270,10 @@ static void check_mw_bind(struct env *e)
 		.wr_id = 30, .send_flags = IBV_SEND_SIGNALED,
 		.bind_info = { .mr = e->mr, .addr = (uintptr_t)win,
 			       .length = 1024,
-			       .mw_access_flags = IBV_ACCESS_REMOTE_WRITE },
+			       /* local write in a window's rights is taken
+				* and means nothing (as mlx5, rxe) */
+			       .mw_access_flags = IBV_ACCESS_LOCAL_WRITE |
+						  IBV_ACCESS_REMOTE_WRITE },
 	};
 	uint64_t id = 0;
 	int st, ok;
