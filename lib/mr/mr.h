@@ -309,6 +309,15 @@ struct sr_frmr_req {
  *   -EFAULT  otherwise, any NULL page or page that wraps
  */
 int sr_frmr_fast_register(struct sr_mr_dev *d, struct sr_mr *mr, const struct sr_frmr_req *req);
+/*
+ * The checks of sr_frmr_fast_register() that need only the request and
+ * what the MR was initialised with (PD, rights, page count, FBO, length,
+ * base address, pages), not its state: what a consumer API returns from
+ * the posting call (NdkFastRegister), before the work request is queued.
+ * -EPERM not a fast-register MR or not initialised; -EACCES the PD; the
+ * rest as sr_frmr_fast_register().
+ */
+int sr_frmr_check_params(const struct sr_mr *mr, const struct sr_frmr_req *req);
 
 /* The QP number that matches any QP in sr_mr_invalidate_qp(). */
 #define SR_QPN_ANY UINT32_MAX
@@ -370,6 +379,13 @@ struct sr_mw_bind {
  *            the MR or wrapping
  */
 int sr_mw_bind(struct sr_mw *mw, const struct sr_mw_bind *b);
+/*
+ * The checks of sr_mw_bind() against the request and the region as it is
+ * now (rights, MW_BIND, range), not the window's state: what a consumer
+ * API returns from the posting call (NdkBind, IND2QueuePair::Bind).  An
+ * unbind passes.  Errors as sr_mw_bind().
+ */
+int sr_mw_bind_check_params(const struct sr_mw *mw, const struct sr_mw_bind *b);
 
 uint32_t sr_mw_rkey(const struct sr_mw *mw);
 uint32_t sr_mw_rkey_be(const struct sr_mw *mw);

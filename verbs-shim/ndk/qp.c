@@ -439,6 +439,22 @@ static NTSTATUS sr_ndk_fast_register(NDK_QP *p, PVOID ctx, NDK_MR *pMr,
 	for (ULONG i = 0; i < AdapterPageCount; i++)
 		pages[i] = (uint64_t)AdapterPageArray[i].QuadPart;
 	key = sr_ndk_next_key(m->token);
+	{
+		/* parameter errors are the call's, not a completion's */
+		const struct sr_frmr_req req = {
+			.pd = qp->pd->pd, .pages = pages,
+			.npages = AdapterPageCount, .fbo = FBO,
+			.length = Length,
+			.iova = (uint64_t)(uintptr_t)BaseVirtualAddress,
+			.access = access, .key = key,
+		};
+		int rc = sr_frmr_check_params(m->mr, &req);
+
+		if (rc) {
+			st = sr_ntstatus_from_errno(-rc);
+			goto out_unlock;
+		}
+	}
 	wr.wr.reg.mr = m->mr;
 	wr.wr.reg.pages = pages;
 	wr.wr.reg.npages = AdapterPageCount;
@@ -506,6 +522,18 @@ static NTSTATUS sr_ndk_bind(NDK_QP *p, PVOID ctx, NDK_MR *pMr, NDK_MW *pMw,
 	wr.wr.bind_mw.addr = (uint64_t)(uintptr_t)VirtualAddress;
 	wr.wr.bind_mw.length = Length;
 	wr.wr.bind_mw.access = sr_ndk_op_access(Flags) & SR_ACCESS_REMOTE;
+	{
+		/* rights the region does not allow: the call's error */
+		const struct sr_mw_bind b = {
+			.mr = m->mr, .pd = qp->pd->pd, .qpn = sr_qp_num(qp->qp),
+			.key = key, .addr = wr.wr.bind_mw.addr, .length = Length,
+			.access = wr.wr.bind_mw.access,
+		};
+		int rc = sr_mw_bind_check_params(w->mw, &b);
+
+		if (rc)
+			return sr_ntstatus_from_errno(-rc);
+	}
 	st = sr_ndk_submit(qp, &wr, Flags, STATUS_SUCCESS);
 	if (NT_SUCCESS(st))
 		w->token = key;
