@@ -91,8 +91,10 @@ static HRESULT sr_nd2_qp_query_interface(IND2QueuePair *p, REFIID riid, VOID **p
 /* Copy the SGL; ND_SUCCESS or the error of a bad list. */
 static HRESULT sr_nd2_sgl(const ND2_SGE *sge, ULONG n, NDK_SGE *out)
 {
-	if (n > SR_NDK_MAX_SGE || (n && sge == NULL))
+	if (n && sge == NULL)
 		return sr_hresult_from_errno(EINVAL);
+	if (n > SR_NDK_MAX_SGE)
+		return ND_DATA_OVERRUN;
 	for (ULONG i = 0; i < n; i++)
 		out[i] = (NDK_SGE){
 			.VirtualAddress = sge[i].Buffer,
@@ -115,6 +117,19 @@ static HRESULT sr_nd2_post_check(struct sr_nd2_qp *qp, ULONG flags, ULONG allowe
 	return ND_SUCCESS;
 }
 
+/*
+ * A post's status: a full queue is ND_NO_MORE_ENTRIES, as the
+ * NetworkDirect documentation gives it (NDK says "insufficient
+ * resources"; a post allocates nothing else).  Too many SGEs
+ * (ND_DATA_OVERRUN) and more than MaxTransferLength (ND_BUFFER_OVERFLOW)
+ * come from NDK with the same values.
+ */
+static HRESULT sr_nd2_post_status(NTSTATUS st)
+{
+	return st == STATUS_INSUFFICIENT_RESOURCES ? ND_NO_MORE_ENTRIES
+						   : sr_hresult_from_ntstatus(st);
+}
+
 static HRESULT sr_nd2_flush(IND2QueuePair *p)
 {
 	NDK_QP *k = sr_nd2_qp_of(p)->ndk;
@@ -134,8 +149,8 @@ static HRESULT sr_nd2_send(IND2QueuePair *p, VOID *ctx, const ND2_SGE sge[], ULO
 		hr = sr_nd2_sgl(sge, nSge, k);
 	if (FAILED(hr))
 		return hr;
-	return sr_hresult_from_ntstatus(qp->ndk->Dispatch->NdkSend(qp->ndk, ctx, k, nSge,
-								   sr_nd2_op_flags(flags)));
+	return sr_nd2_post_status(qp->ndk->Dispatch->NdkSend(qp->ndk, ctx, k, nSge,
+							     sr_nd2_op_flags(flags)));
 }
 
 static HRESULT sr_nd2_receive(IND2QueuePair *p, VOID *ctx, const ND2_SGE sge[], ULONG nSge)
@@ -148,7 +163,7 @@ static HRESULT sr_nd2_receive(IND2QueuePair *p, VOID *ctx, const ND2_SGE sge[], 
 		hr = sr_nd2_sgl(sge, nSge, k);
 	if (FAILED(hr))
 		return hr;
-	return sr_hresult_from_ntstatus(qp->ndk->Dispatch->NdkReceive(qp->ndk, ctx, k, nSge));
+	return sr_nd2_post_status(qp->ndk->Dispatch->NdkReceive(qp->ndk, ctx, k, nSge));
 }
 
 static HRESULT sr_nd2_bind(IND2QueuePair *p, VOID *ctx, IUnknown *pMemoryRegion,
@@ -200,9 +215,9 @@ static HRESULT sr_nd2_read(IND2QueuePair *p, VOID *ctx, const ND2_SGE sge[], ULO
 		hr = sr_nd2_sgl(sge, nSge, k);
 	if (FAILED(hr))
 		return hr;
-	return sr_hresult_from_ntstatus(qp->ndk->Dispatch->NdkRead(qp->ndk, ctx, k, nSge,
-								   remoteAddress, remoteToken,
-								   sr_nd2_op_flags(flags)));
+	return sr_nd2_post_status(qp->ndk->Dispatch->NdkRead(qp->ndk, ctx, k, nSge,
+							     remoteAddress, remoteToken,
+							     sr_nd2_op_flags(flags)));
 }
 
 static HRESULT sr_nd2_write(IND2QueuePair *p, VOID *ctx, const ND2_SGE sge[], ULONG nSge,
@@ -216,9 +231,9 @@ static HRESULT sr_nd2_write(IND2QueuePair *p, VOID *ctx, const ND2_SGE sge[], UL
 		hr = sr_nd2_sgl(sge, nSge, k);
 	if (FAILED(hr))
 		return hr;
-	return sr_hresult_from_ntstatus(qp->ndk->Dispatch->NdkWrite(qp->ndk, ctx, k, nSge,
-								    remoteAddress, remoteToken,
-								    sr_nd2_op_flags(flags)));
+	return sr_nd2_post_status(qp->ndk->Dispatch->NdkWrite(qp->ndk, ctx, k, nSge,
+							      remoteAddress, remoteToken,
+							      sr_nd2_op_flags(flags)));
 }
 
 static const IND2QueuePairVtbl sr_nd2_qp_vtbl = {

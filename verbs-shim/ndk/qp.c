@@ -237,18 +237,30 @@ static NTSTATUS sr_ndk_post_send(struct sr_ndk_qp *qp, struct sr_send_wr *wr, UL
 	return sr_ntstatus_from_errno(rc);
 }
 
-/* Common checks and SGE translation for requests with an SGL. */
+/*
+ * Common checks and SGE translation for requests with an SGL: too many
+ * SGEs is STATUS_DATA_OVERRUN, more bytes than MaxTransferLength
+ * STATUS_BUFFER_OVERFLOW (the ND_DATA_OVERRUN and ND_BUFFER_OVERFLOW the
+ * NetworkDirect documentation gives for both; NDK's says "other status
+ * codes").
+ */
 static NTSTATUS sr_ndk_sgl(struct sr_ndk_qp *qp, CONST NDK_SGE *sgl, ULONG n, uint32_t max,
 			   struct sr_sge *out)
 {
-	if (n > max || (n && sgl == NULL))
+	uint64_t total = 0;
+
+	if (n && sgl == NULL)
 		return sr_ntstatus_from_errno(EINVAL);
+	if (n > max)
+		return STATUS_DATA_OVERRUN;
 	for (ULONG i = 0; i < n; i++) {
 		out[i].addr = (uint64_t)(uintptr_t)sgl[i].VirtualAddress;
 		out[i].length = sgl[i].Length;
 		out[i].lkey = sgl[i].MemoryRegionToken;
+		total += sgl[i].Length;
 	}
-	(void)qp;
+	if (total > qp->pd->a->info.MaxTransferLength)
+		return STATUS_BUFFER_OVERFLOW;
 	return STATUS_SUCCESS;
 }
 
@@ -319,9 +331,13 @@ static NTSTATUS sr_ndk_rdma(NDK_QP *p, PVOID ctx, CONST NDK_SGE *sgl, ULONG n,
 	pre = sr_ndk_sgl(qp, sgl, n, op == SR_WR_RDMA_READ ?
 			 qp->pd->a->info.MaxReadRequestSge < qp->max_isge ?
 			 qp->pd->a->info.MaxReadRequestSge : qp->max_isge : qp->max_isge, sge);
-	if (NT_SUCCESS(pre) && (flags & NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE))
-		pre = sr_ntstatus_from_errno(ENOTSUP);
-	return sr_ndk_submit(qp, &wr, flags, pre);
+	/*
+	 * Local invalidate after a READ: the adapter does not advertise it
+	 * (NDK_ADAPTER_FLAG_RDMA_READ_LOCAL_INVALIDATE_SUPPORTED), and the
+	 * documentation says the flag is then ignored.
+	 */
+	return sr_ndk_submit(qp, &wr, flags & ~(ULONG)NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE,
+			     pre);
 }
 
 static NTSTATUS sr_ndk_read(NDK_QP *p, PVOID ctx, CONST NDK_SGE *sgl, ULONG n,

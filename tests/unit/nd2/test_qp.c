@@ -338,6 +338,26 @@ START_TEST(queue_pair_errors)
 			 ND_INVALID_PARAMETER_6);
 	ck_assert_int_eq(qp->lpVtbl->Read(qp, NULL, &sge, 1, 0, 0, ND_OP_FLAG_INLINE),
 			 ND_INVALID_PARAMETER_6);
+	/*
+	 * The documented codes: more SGEs than the QP takes ND_DATA_OVERRUN,
+	 * more bytes than MaxTransferLength ND_BUFFER_OVERFLOW, a full
+	 * receive queue ND_NO_MORE_ENTRIES.
+	 */
+	{
+		ND2_SGE many[5] = { sge, sge, sge, sge, sge };
+		ND2_SGE big = sge;
+		HRESULT hr = ND_SUCCESS;
+		int posted = 0;
+
+		ck_assert_int_eq(qp->lpVtbl->Receive(qp, NULL, many, 5), ND_DATA_OVERRUN);
+		big.BufferLength = i.MaxTransferLength + 1;
+		ck_assert_int_eq(qp->lpVtbl->Receive(qp, NULL, &big, 1), ND_BUFFER_OVERFLOW);
+		while (posted < 1000 &&
+		       (hr = qp->lpVtbl->Receive(qp, NULL, &sge, 1)) == ND_SUCCESS)
+			posted++;
+		ck_assert_int_ge(posted, 32);
+		ck_assert_int_eq(hr, ND_NO_MORE_ENTRIES);
+	}
 	ck_assert_int_eq(qp->lpVtbl->Flush(qp), ND_SUCCESS);
 	ck_assert_uint_eq(qp->lpVtbl->Release(qp), 0);
 	mr->lpVtbl->Release(mr);

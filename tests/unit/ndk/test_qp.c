@@ -93,12 +93,16 @@ START_TEST(unconnected_qp)
 			 STATUS_CONNECTION_INVALID);
 	/* receives may be posted before the connection */
 	ck_assert_int_eq(q.a->Dispatch->NdkReceive(q.a, NULL, &s, 1), STATUS_SUCCESS);
-	/* too many SGEs */
+	/* too many SGEs; more bytes than MaxTransferLength (receives too) */
 	{
 		NDK_SGE many[8] = { 0 };
+		NDK_SGE big = s;
 
 		ck_assert_int_eq(q.a->Dispatch->NdkReceive(q.a, NULL, many, 8),
-				 STATUS_INVALID_PARAMETER);
+				 STATUS_DATA_OVERRUN);
+		big.Length = sr_mr_dev_limits(q.e.mrd)->max_transfer_length + 1;
+		ck_assert_int_eq(q.a->Dispatch->NdkReceive(q.a, NULL, &big, 1),
+				 STATUS_BUFFER_OVERFLOW);
 	}
 	nt_close_obj(&fr->Header);
 	nt_qps_close(&q, false);
@@ -147,8 +151,19 @@ START_TEST(send_receive_read_write)
 	ck_assert_str_eq(q.buf + 2 * PAGE_SIZE, "written");
 	/* read */
 	s = nt_sge(&q, 3 * PAGE_SIZE, 8);
+	/* local invalidate is not advertised: the flag is ignored, as documented */
+	{
+		NDK_ADAPTER_INFO info = { .Version = { .Major = 1, .Minor = 2 } };
+		ULONG len = sizeof(info);
+
+		ck_assert_int_eq(q.e.ad->Dispatch->NdkQueryAdapterInfo(q.e.ad, &info, &len),
+				 STATUS_SUCCESS);
+		ck_assert_uint_eq(info.AdapterFlags &
+				  NDK_ADAPTER_FLAG_RDMA_READ_LOCAL_INVALIDATE_SUPPORTED, 0);
+	}
 	ck_assert_int_eq(q.a->Dispatch->NdkRead(q.a, (PVOID)2, &s, 1,
-						(uintptr_t)q.buf + 2 * PAGE_SIZE, rtok, 0),
+						(uintptr_t)q.buf + 2 * PAGE_SIZE, rtok,
+						NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE),
 			 STATUS_SUCCESS);
 	ck_assert_uint_eq(nt_poll(&q.e, q.e.cq, r, 1, 2000), 1);
 	ck_assert_int_eq(r[0].Type, NdkOperationTypeRead);
@@ -388,7 +403,7 @@ START_TEST(deferred_requests)
 		NDK_SGE many[8] = { 0 };
 
 		ck_assert_int_eq(q.a->Dispatch->NdkSend(q.a, NULL, many, 8, 0),
-				 STATUS_INVALID_PARAMETER);
+				 STATUS_DATA_OVERRUN);
 	}
 	ck_assert_uint_eq(nt_poll(&q.e, q.e.cq, r, 1, 2000), 1);
 	ck_assert_ptr_eq(r[0].RequestContext, (PVOID)3);
