@@ -21,18 +21,24 @@
 /* Allowed in a fast-register request: everything but zero-based. */
 #define SR_FRMR_ACCESS (SR_ACCESS_ALL & ~SR_ACCESS_ZERO_BASED)
 
+uint32_t sr_frmr_max_pages(const struct sr_dev_limits *l)
+{
+	uint64_t span = (l->max_registration_size >> SR_PAGE_SHIFT) + 1;
+	uint64_t n = span > l->frmr_page_count ? span : l->frmr_page_count;
+
+	return n < SR_FRMR_MAX_PAGES ? (uint32_t)n : SR_FRMR_MAX_PAGES;
+}
+
 int sr_frmr_init(struct sr_mr *mr, uint32_t page_count, bool remote_access)
 {
 	struct sr_mr_slot *s = sr_mr_slot_(mr);
 	_Atomic uint64_t *arr, *old;
 	uint64_t bytes, old_bytes, w;
-	int rc;
 
 	if (mr == NULL || page_count == 0)
 		return -EINVAL;
-	rc = sr_dev_limit_check(&s->dev->limits, SR_LIMIT_ID_frmr_page_count, page_count);
-	if (rc != 0)
-		return rc;
+	if (page_count > sr_frmr_max_pages(&s->dev->limits))
+		return -E2BIG;
 
 	bytes = (uint64_t)page_count * sizeof(*arr);
 	sr_slot_lock(s);

@@ -272,11 +272,22 @@ bool sr_mr_idle(const struct sr_mr *mr);          /* no reference held */
  * room for page_count pages; remote_access allows remote rights later.
  * May be repeated while the MR is FREE (waits for references).
  *   -EINVAL  page_count 0
- *   -E2BIG   page_count above the device's FRMRPageCount
+ *   -E2BIG   page_count above sr_frmr_max_pages()
  *   -EPERM   not a fast-register MR, or the MR is VALID
  *   -ENOMEM  no memory for the page array
  */
 int sr_frmr_init(struct sr_mr *mr, uint32_t page_count, bool remote_access);
+
+/* The most pages an FRMR takes, whatever the device's limits say. */
+#define SR_FRMR_MAX_PAGES (UINT32_C(1) << 20)
+
+/*
+ * The pages an FRMR may be initialised with: FRMRPageCount is the size
+ * "with the most FRMRs" (NDKPI), not a maximum, so as many as the largest
+ * registration spans (MaxRegistrationSize at any FBO), if that is more, up
+ * to SR_FRMR_MAX_PAGES (a page array of 8 MiB).
+ */
+uint32_t sr_frmr_max_pages(const struct sr_dev_limits *l);
 
 /* A fast-register work request (NdkFastRegister, IB_WR_REG_MR). */
 struct sr_frmr_req {

@@ -443,10 +443,6 @@ static NTSTATUS sr_ndk_fast_register(NDK_QP *p, PVOID ctx, NDK_MR *pMr,
 		st = sr_ntstatus_from_errno(EACCES);
 		goto out_unlock;
 	}
-	if (AdapterPageCount > qp->pd->a->info.FRMRPageCount) {
-		st = sr_ntstatus_from_errno(E2BIG);
-		goto out_unlock;
-	}
 	pages = sr_ndk_pages_slot(qp, AdapterPageCount);
 	if (pages == NULL) {
 		st = sr_ntstatus_from_errno(ENOMEM);

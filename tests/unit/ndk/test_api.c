@@ -282,8 +282,17 @@ START_TEST(async_completion)
 	ck_assert_int_eq(nt_wait(&w), STATUS_SUCCESS);
 	mr = (NDK_MR *)w.obj;
 	memset(&w, 0, sizeof(w));
+	/*
+	 * FRMRPageCount (256) is the size with the most FRMRs, not a limit:
+	 * 100000 pages initialise; more than SR_FRMR_MAX_PAGES do not.
+	 */
 	ck_assert_int_eq(mr->Dispatch->NdkInitializeFastRegisterMr(mr, 100000, TRUE,
 								   nt_req_cb, &w),
+			 STATUS_PENDING);
+	ck_assert_int_eq(nt_wait(&w), STATUS_SUCCESS);
+	memset(&w, 0, sizeof(w));
+	ck_assert_int_eq(mr->Dispatch->NdkInitializeFastRegisterMr(mr, SR_FRMR_MAX_PAGES + 1,
+								   TRUE, nt_req_cb, &w),
 			 STATUS_PENDING);
 	ck_assert_int_eq(nt_wait(&w), STATUS_IMPLEMENTATION_LIMIT);
 	memset(&w, 0, sizeof(w));

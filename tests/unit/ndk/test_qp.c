@@ -250,7 +250,8 @@ START_TEST(fast_register_as_documented)
 	/* not initialised yet */
 	ck_assert_int_eq(q.a->Dispatch->NdkFastRegister(q.a, NULL, fr, 1, pages, 0, 10, base, 0),
 			 STATUS_INVALID_DEVICE_STATE);
-	ck_assert_int_eq(fr->Dispatch->NdkInitializeFastRegisterMr(fr, 1000000, TRUE, NULL, NULL),
+	ck_assert_int_eq(fr->Dispatch->NdkInitializeFastRegisterMr(fr, SR_FRMR_MAX_PAGES + 1, TRUE,
+								   NULL, NULL),
 			 STATUS_IMPLEMENTATION_LIMIT);
 	ck_assert_int_eq(fr->Dispatch->NdkInitializeFastRegisterMr(fr, 4, TRUE, NULL, NULL),
 			 STATUS_SUCCESS);
