@@ -248,7 +248,8 @@ START_TEST(cq_notify)
 	ck_assert_int_eq(e.cq->lpVtbl->GetNotifyAffinity(e.cq, &group, &aff), ND_SUCCESS);
 	ck_assert_uint_eq(group, 0);
 	ck_assert_uint_ne(aff, 0);
-	ck_assert_int_eq(e.cq->lpVtbl->Resize(e.cq, 512), ND_NOT_SUPPORTED);
+	ck_assert_int_eq(e.cq->lpVtbl->Resize(e.cq, 512), ND_SUCCESS);
+	ck_assert_int_eq(e.cq->lpVtbl->Resize(e.cq, 0), ND_INVALID_PARAMETER);
 	ck_assert_int_eq(e.cq->lpVtbl->Notify(e.cq, 3, &o1), ND_INVALID_PARAMETER);
 	qa = n2_qp(&e, NULL);
 	qb = n2_qp(&e, NULL);

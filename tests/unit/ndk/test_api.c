@@ -120,10 +120,14 @@ START_TEST(adapter_info)
 	ck_assert_uint_eq(info.MaxCalleeData, l->max_callee_data);
 	ck_assert_int_eq(info.RdmaTechnology, NdkRoCEv2);
 	ck_assert(info.AdapterFlags & NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED);
-	ck_assert(!(info.AdapterFlags & NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED));
-	/* not advertised, so not supported */
-	ck_assert_int_eq(e.cq->Dispatch->NdkResizeCq(e.cq, 512, NULL, NULL),
-			 STATUS_NOT_SUPPORTED);
+	/* CQs resize: advertised and done; 0 or above MaxCqDepth is invalid */
+	ck_assert(info.AdapterFlags & NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED);
+	ck_assert_int_eq(e.cq->Dispatch->NdkResizeCq(e.cq, 512, NULL, NULL), STATUS_SUCCESS);
+	ck_assert_int_eq(e.cq->Dispatch->NdkResizeCq(e.cq, 0, NULL, NULL),
+			 STATUS_INVALID_PARAMETER);
+	ck_assert_int_eq(e.cq->Dispatch->NdkResizeCq(e.cq, info.MaxCqDepth + 1, NULL, NULL),
+			 STATUS_INVALID_PARAMETER);
+	ck_assert_int_eq(e.cq->Dispatch->NdkResizeCq(e.cq, 64, NULL, NULL), STATUS_SUCCESS);
 	ck_assert_int_eq(e.cq->Dispatch->NdkControlCqInterruptModeration(e.cq, 10, 10),
 			 STATUS_NOT_SUPPORTED);
 	{
