@@ -362,19 +362,26 @@ START_TEST(ofw_registration)
 		char room[sizeof(SCATTER_GATHER_LIST) + 3 * sizeof(SCATTER_GATHER_ELEMENT)];
 	} sg;
 	struct nt_wait w = { 0 };
+	IB_COMPLETION cw = { .Routine = nt_ofw_cb, .Context = &w };
 	IB_MR mr, dma;
 
 	nt_open(&e);
 	ck_assert_int_eq(IbRegVirtMr(e.pd, m, 3 * PAGE_SIZE, IB_AC_LOCAL_WRITE | IB_AC_RDMA_READ,
-				     NULL, NULL, &mr), STATUS_SUCCESS);
+				     NULL, &mr), STATUS_SUCCESS);
 	ck_assert_uint_eq(mr.LocalStart, (uintptr_t)buf + 64);
 	ck_assert_uint_eq(mr.LocalEnd, (uintptr_t)buf + 64 + 3 * PAGE_SIZE - 1);
 	ck_assert_uint_eq(mr.RemoteStart, mr.LocalStart);
 	ck_assert_uint_eq(be32toh(mr.rKey), mr.lKey);
 	ck_assert_int_eq(IbDeregMr(&mr), STATUS_SUCCESS);
-	/* bad access bit */
-	ck_assert_int_eq(IbRegVirtMr(e.pd, m, PAGE_SIZE, 0x100, NULL, NULL, &mr),
+	/* bad access bit: returned, and the completion object completed with it */
+	ck_assert_int_eq(IbRegVirtMr(e.pd, m, PAGE_SIZE, 0x100, &cw, &mr),
 			 STATUS_INVALID_PARAMETER);
+	ck_assert_int_eq(nt_wait(&w), STATUS_INVALID_PARAMETER);
+	memset(&w, 0, sizeof(w));
+	ck_assert_int_eq(IbRegVirtMr(e.pd, NULL, PAGE_SIZE, 0, &cw, &mr),
+			 STATUS_INVALID_PARAMETER);
+	ck_assert_int_eq(nt_wait(&w), STATUS_INVALID_PARAMETER);
+	memset(&w, 0, sizeof(w));
 	/* scatter/gather: first mid-page, middle whole pages, last ends anywhere */
 	sg.l.NumberOfElements = 3;
 	sg.l.Elements[0].Address.QuadPart = (LONGLONG)(uintptr_t)buf + 100;
@@ -384,24 +391,32 @@ START_TEST(ofw_registration)
 	sg.l.Elements[2].Address.QuadPart = (LONGLONG)(uintptr_t)buf + 2 * PAGE_SIZE;
 	sg.l.Elements[2].Length = 10;
 	ck_assert_int_eq(IbRegScatterGatherMr(e.pd, &sg.l, IB_AC_RDMA_WRITE | IB_AC_LOCAL_WRITE,
-					      NULL, NULL, &mr), STATUS_SUCCESS);
+					      NULL, &mr), STATUS_SUCCESS);
 	ck_assert_uint_eq(mr.LocalEnd - mr.LocalStart + 1, 2 * PAGE_SIZE - 100 + 10);
 	ck_assert_int_eq(IbDeregMr(&mr), STATUS_SUCCESS);
 	/* a middle element that does not end on a page boundary */
 	sg.l.Elements[1].Length = 100;
-	ck_assert_int_eq(IbRegScatterGatherMr(e.pd, &sg.l, 0, NULL, NULL, &mr),
+	ck_assert_int_eq(IbRegScatterGatherMr(e.pd, &sg.l, 0, &cw, &mr),
 			 STATUS_INVALID_PARAMETER);
+	ck_assert_int_eq(nt_wait(&w), STATUS_INVALID_PARAMETER);
+	memset(&w, 0, sizeof(w));
 	/* asynchronously */
 	sr_ndk_set_async(e.ad, PAGE_SIZE, FALSE);
-	ck_assert_int_eq(IbRegVirtMr(e.pd, m, 2 * PAGE_SIZE, IB_AC_LOCAL_WRITE, nt_ofw_cb, &w,
-				     &mr), STATUS_PENDING);
+	ck_assert_int_eq(IbRegVirtMr(e.pd, m, 2 * PAGE_SIZE, IB_AC_LOCAL_WRITE, &cw, &mr),
+			 STATUS_PENDING);
 	ck_assert_int_eq(nt_wait(&w), STATUS_SUCCESS);
 	ck_assert_uint_eq(mr.rKey, 0);
 	ck_assert_uint_eq(mr.RemoteEnd, 0);
 	ck_assert_int_eq(IbDeregMr(&mr), STATUS_SUCCESS);
-	/* DMA MR: local write only */
-	ck_assert_int_eq(IbGetDmaMr(e.pd, IB_AC_RDMA_READ, &dma), STATUS_INVALID_PARAMETER);
-	ck_assert_int_eq(IbGetDmaMr(e.pd, IB_AC_LOCAL_WRITE, &dma), STATUS_SUCCESS);
+	/* DMA MR: local write only; it pends like the others */
+	ck_assert_int_eq(IbGetDmaMr(e.pd, IB_AC_RDMA_READ, NULL, &dma), STATUS_INVALID_PARAMETER);
+	ck_assert_int_eq(IbGetDmaMr(e.pd, IB_AC_LOCAL_WRITE, NULL, &dma), STATUS_SUCCESS);
+	ck_assert_uint_eq(dma.LocalEnd, UINT64_MAX);
+	ck_assert_int_eq(IbDeregMr(&dma), STATUS_SUCCESS);
+	memset(&w, 0, sizeof(w));
+	sr_ndk_set_async(e.ad, 0, TRUE);
+	ck_assert_int_eq(IbGetDmaMr(e.pd, IB_AC_LOCAL_WRITE, &cw, &dma), STATUS_PENDING);
+	ck_assert_int_eq(nt_wait(&w), STATUS_SUCCESS);
 	ck_assert_uint_eq(dma.LocalEnd, UINT64_MAX);
 	ck_assert_uint_eq(dma.rKey, 0);
 	ck_assert_int_eq(IbDeregMr(&dma), STATUS_SUCCESS);
