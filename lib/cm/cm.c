@@ -314,6 +314,24 @@ static void rx_lap(struct sr_cm *cm, const struct sr_cm_addr *from,
 	sr_cm_tx(cm, from, buf);
 }
 
+/* A DREQ for a connection we no longer have (its timewait is over): the
+ * peer's DREP was lost; answer, as Linux's cm_issue_drep does, so the peer
+ * stops retrying. */
+static void drep_unknown(struct sr_cm *cm, const struct sr_cm_addr *from,
+			 const struct sr_cm_msg *msg)
+{
+	struct sr_cm_msg m = {
+		.attr = SR_CM_ATTR_DREP, .tid = msg->tid,
+		.local_comm_id = msg->remote_comm_id,
+		.remote_comm_id = msg->local_comm_id,
+	};
+	uint8_t buf[SR_MAD_SIZE];
+
+	cm->cnt.drep_unknown++;
+	(void)sr_mad_build(&m, buf);
+	sr_cm_tx(cm, from, buf);
+}
+
 /* Received message -> table input; REQ, SIDR_REQ, LAP, APR are routed
  * before the table (they make ids or never reach one). */
 static const uint8_t rx_input[SR_CM_ATTR_COUNT] = {
@@ -372,7 +390,10 @@ void sr_cm_input(struct sr_cm *cm, uint64_t now, const struct sr_cm_addr *from,
 					       : msg.remote_comm_id;
 	id = id_by_local(cm, ours);
 	if (id == NULL || id->state == SR_CM_LISTEN) {
-		cm->cnt.rx_unknown_id++;
+		if (msg.attr == SR_CM_ATTR_DREQ)
+			drep_unknown(cm, from, &msg);
+		else
+			cm->cnt.rx_unknown_id++;
 		return;
 	}
 	if (!same_gid(&id->peer, from) ||
@@ -382,7 +403,11 @@ void sr_cm_input(struct sr_cm *cm, uint64_t now, const struct sr_cm_addr *from,
 		return;
 	}
 	if (sr_cm_dispatch(cm, id, (enum sr_cm_input)(rx_input[msg.attr] - 1),
-			   &in) != 0)
+			   &in) == 0)
+		return;
+	if (msg.attr == SR_CM_ATTR_DREQ && id->state == SR_CM_IDLE)
+		drep_unknown(cm, from, &msg);
+	else
 		cm->cnt.rx_stale++;
 }
 

@@ -140,6 +140,7 @@ struct sr_cm_cfg {
 	X(sidr_unsupported, "SIDR_REQ answered: service not supported")    \
 	X(get_resp,         "Get/Set answered: unsupported attribute")     \
 	X(lap_refused,      "LAP answered with APR: not supported")        \
+	X(drep_unknown,     "DREQ for no connection answered with DREP")   \
 	X(apr_dropped,      "APR dropped (we never send LAP)")
 
 struct sr_cm_counters {

@@ -121,7 +121,7 @@ extern const struct sr_cm_attr_info sr_cm_attr_info[SR_CM_ATTR_COUNT];
 	X(REQ_PRI_LOCAL_GID,     REQ,  56, 0,128, pri.local_gid)                 \
 	X(REQ_PRI_REMOTE_GID,    REQ,  72, 0,128, pri.remote_gid)                \
 	X(REQ_PRI_FLOW_LABEL,    REQ,  88, 0, 20, pri.flow_label)                \
-	X(REQ_PRI_PACKET_RATE,   REQ,  90, 6,  6, pri.packet_rate)               \
+	X(REQ_PRI_PACKET_RATE,   REQ,  91, 2,  6, pri.packet_rate)               \
 	X(REQ_PRI_TRAFFIC_CLASS, REQ,  92, 0,  8, pri.traffic_class)             \
 	X(REQ_PRI_HOP_LIMIT,     REQ,  93, 0,  8, pri.hop_limit)                 \
 	X(REQ_PRI_SL,            REQ,  94, 0,  4, pri.sl)                        \
@@ -132,7 +132,7 @@ extern const struct sr_cm_attr_info sr_cm_attr_info[SR_CM_ATTR_COUNT];
 	X(REQ_ALT_LOCAL_GID,     REQ, 100, 0,128, alt.local_gid)                 \
 	X(REQ_ALT_REMOTE_GID,    REQ, 116, 0,128, alt.remote_gid)                \
 	X(REQ_ALT_FLOW_LABEL,    REQ, 132, 0, 20, alt.flow_label)                \
-	X(REQ_ALT_PACKET_RATE,   REQ, 134, 6,  6, alt.packet_rate)               \
+	X(REQ_ALT_PACKET_RATE,   REQ, 135, 2,  6, alt.packet_rate)               \
 	X(REQ_ALT_TRAFFIC_CLASS, REQ, 136, 0,  8, alt.traffic_class)             \
 	X(REQ_ALT_HOP_LIMIT,     REQ, 137, 0,  8, alt.hop_limit)                 \
 	X(REQ_ALT_SL,            REQ, 138, 0,  4, alt.sl)                        \
