@@ -87,10 +87,13 @@ enum sr_cm_event_type {
 };
 extern const char *const sr_cm_event_name[SR_CM_EVENT_COUNT];
 
-/* A peer's QP1: its GID (RoCEv2: the IP in GID form) and the P_Key. */
+/* A peer's QP1: its GID (RoCEv2: the IP in GID form) and the P_Key.
+ * mac is QP1's owner's business (the peer's Ethernet address, learnt from
+ * the frame that brought the MAD); the CM only carries it along. */
 struct sr_cm_addr {
 	uint8_t gid[16];
 	uint16_t pkey;
+	uint8_t mac[6];
 };
 
 struct sr_cm_id;
