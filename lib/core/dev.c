@@ -89,6 +89,10 @@ static void sr_dev_rx_one(struct sr_dev *dev, const uint8_t *frame,
 		return;
 	}
 	bth = sr_pkt_bth(&pkt);
+	if (sr_bth_dqpn(bth) == 1 && dev->gsi_rx != NULL) {
+		dev->gsi_rx(dev->gsi_ctx, &pkt);
+		return;
+	}
 	qp = sr_dev_qp_lookup(dev, sr_bth_dqpn(bth));
 	if (qp == NULL) {
 		sr_dev_count(dev, SR_CNT_UNKNOWN_QP, 1);
@@ -118,6 +122,14 @@ void sr_dev_rx_burst(void *ctx, const struct sr_link_frame *frames,
 	sr_lock_acquire(&dev->lock);
 	for (unsigned int i = 0; i < n; i++)
 		sr_dev_rx_one(dev, frames[i].data, frames[i].len);
+	sr_lock_release(&dev->lock);
+}
+
+void sr_dev_set_gsi(struct sr_dev *dev, sr_dev_gsi_fn *fn, void *ctx)
+{
+	sr_lock_acquire(&dev->lock);
+	dev->gsi_rx = fn;
+	dev->gsi_ctx = ctx;
 	sr_lock_release(&dev->lock);
 }
 

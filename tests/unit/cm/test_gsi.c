@@ -8,6 +8,8 @@
 
 #include "cm/cma_hdr.h"
 #include "cm/gsi.h"
+#include "core/dev.h"
+#include "mr/mr.h"
 #include "sr_check.h"
 #include "wire/build.h"
 
@@ -168,6 +170,78 @@ START_TEST(test_rx_checks)
 }
 END_TEST
 
+static uint8_t *no_tx_alloc(void *link, uint32_t len, void **cookie)
+{
+	(void)link;
+	(void)len;
+	(void)cookie;
+	return NULL;
+}
+
+static void no_tx_submit(void *link, void *cookie, uint32_t len)
+{
+	(void)link;
+	(void)cookie;
+	(void)len;
+}
+
+static void no_tx_abort(void *link, void *cookie)
+{
+	(void)link;
+	(void)cookie;
+}
+
+static uint64_t zero_now(void *link)
+{
+	(void)link;
+	return 0;
+}
+
+static void dev_to_gsi(void *ctx, const struct sr_pkt *pkt)
+{
+	sr_gsi_rx(ctx, 0, pkt);
+}
+
+/* The device hands frames for QPN 1 to the GSI hook, and drops them as an
+ * unknown QPN without one. */
+START_TEST(test_device_hook)
+{
+	static const struct sr_link_ops ops = {
+		.tx_alloc = no_tx_alloc, .tx_submit = no_tx_submit,
+		.tx_abort = no_tx_abort, .now_ns = zero_now,
+	};
+	struct sr_dev_config cfg = { .link_ops = &ops, .gid_count = 1 };
+	uint64_t cnt[SR_CNT_MAX];
+	struct sr_cm_id *l, *a;
+	struct sr_cm_req_param p = { .service_id = 7, .qpn = 0x11 };
+	struct sr_dev *dev;
+
+	cfg.mr = sr_mr_dev_create(NULL);
+	ck_assert_ptr_nonnull(cfg.mr);
+	gid_of(1, cfg.gid[0]);
+	memcpy(cfg.mac, mac[1], 6);
+	dev = sr_dev_create(&cfg);
+	ck_assert_ptr_nonnull(dev);
+	ck_assert_int_eq(sr_cm_listen(sr_gsi_cm(G[1]), 7, NULL, &l), 0);
+	gid_of(1, p.peer.gid);
+	p.peer.pkey = 0xFFFF;
+	memcpy(p.peer.mac, mac[1], 6);
+	ck_assert_int_eq(sr_cm_connect(sr_gsi_cm(G[0]), 0, &p, NULL, &a), 0);
+	ck_assert_uint_eq(fn, 1);
+	sr_dev_rx(dev, fq[0].data, fq[0].len);
+	sr_dev_counters(dev, cnt);
+	ck_assert_uint_eq(cnt[SR_CNT_UNKNOWN_QP], 1);
+	ck_assert_int_eq(events[1][SR_CM_EVENT_REQ_RCVD], 0);
+	sr_dev_set_gsi(dev, dev_to_gsi, G[1]);
+	sr_dev_rx(dev, fq[0].data, fq[0].len);
+	sr_dev_counters(dev, cnt);
+	ck_assert_uint_eq(cnt[SR_CNT_UNKNOWN_QP], 1);
+	ck_assert_int_eq(events[1][SR_CM_EVENT_REQ_RCVD], 1);
+	sr_dev_destroy(dev);
+	sr_mr_dev_destroy(cfg.mr);
+}
+END_TEST
+
 START_TEST(test_create_refuses)
 {
 	struct sr_gsi_cfg cfg = { .pkey = 0xFFFF };
@@ -188,6 +262,7 @@ static Suite *cm_gsi_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_connect_over_frames);
 	tcase_add_test(tc, test_rx_checks);
+	tcase_add_test(tc, test_device_hook);
 	tcase_add_test(tc, test_create_refuses);
 	suite_add_tcase(s, tc);
 	return s;
