@@ -21,8 +21,11 @@ struct sr_gsi {
 static void gsi_send(void *ctx, const struct sr_cm_addr *to, const uint8_t *mad)
 {
 	struct sr_gsi *g = ctx;
+	/* As rxe sends MADs: TTL 64, DF, UDP checksum 0, AckReq set. */
 	struct sr_build b = {
 		.hop_limit = 64,
+		.ip_df = true,
+		.ackreq = true,
 		.sport = 0xC000u | SR_GSI_QPN,
 		.opcode = SR_OPCODE(UD, SEND_ONLY),
 		.pkey = to->pkey ? to->pkey : g->cfg.pkey,
