@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cm/cm.h"
 #include "cm/cma_hdr.h"
 #include "cm/mad.h"
 #include "sr_check.h"
@@ -172,6 +173,116 @@ START_TEST(test_udaddy)
 }
 END_TEST
 
+/* Our CM, given what Linux's REQ and REP say, sends the same bytes (the
+ * active side's communication ID and TID aside, which are its own). */
+static uint8_t sent[4][SR_MAD_SIZE];
+static unsigned int nsent;
+static const struct sr_cm_msg *golden_rep;
+
+static void keep(void *ctx, const struct sr_cm_addr *to, const uint8_t *mad)
+{
+	(void)ctx;
+	(void)to;
+	if (nsent < 4)
+		memcpy(sent[nsent], mad, SR_MAD_SIZE);
+	nsent++;
+}
+
+static void accept_as_linux(void *ctx, struct sr_cm_id *id, const struct sr_cm_event *ev)
+{
+	const struct sr_cm_msg *r = golden_rep;
+	struct sr_cm_rep_param p = {
+		.qpn = r->qpn, .psn = r->psn, .qkey = r->qkey,
+		.responder_resources = r->responder_resources,
+		.initiator_depth = r->initiator_depth,
+		.target_ack_delay = r->target_ack_delay,
+		.rnr_retry_count = r->rnr_retry_count, .srq = r->srq,
+	};
+
+	(void)ctx;
+	if (ev->type == SR_CM_EVENT_REQ_RCVD)
+		ck_assert_int_eq(sr_cm_accept(id, 0, &p), 0);
+}
+
+static uint8_t golden_mad[2][SR_MAD_SIZE];
+
+static void raw_mads(const char *name)
+{
+	char path[512], err[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const uint8_t *f;
+	pcap_t *pc;
+	unsigned int n = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", SR_CM_DATA_DIR, name);
+	pc = pcap_open_offline(path, err);
+	ck_assert_ptr_nonnull(pc);
+	while (n < 2 && pcap_next_ex(pc, &h, &f) == 1) {
+		struct sr_pkt pkt;
+
+		if (sr_parse_eth(f, h->caplen, 0, &pkt) == SR_PARSE_OK &&
+		    sr_bth_dqpn(sr_pkt_bth(&pkt)) == SR_GSI_QPN)
+			memcpy(golden_mad[n++], sr_pkt_payload(&pkt), SR_MAD_SIZE);
+	}
+	pcap_close(pc);
+	ck_assert_uint_eq(n, 2);
+}
+
+START_TEST(test_our_req_and_rep_match_linux)
+{
+	static struct capture c;
+	const struct sr_cm_msg *req, *rep;
+	struct sr_cm_cfg cfg = { .ops = { .send = keep, .event = accept_as_linux } };
+	struct sr_cm_req_param p;
+	struct sr_cm_addr peer = { .pkey = 0xFFFF };
+	struct sr_cm *cm;
+	struct sr_cm_id *id, *l;
+
+	load("rping.pcap", &c);
+	raw_mads("rping.pcap");   /* [0] REQ, [1] REP */
+	req = first(&c, SR_CM_ATTR_REQ, NULL);
+	rep = first(&c, SR_CM_ATTR_REP, NULL);
+	golden_rep = rep;
+	/* Active side. */
+	cfg.ca_guid = req->ca_guid;
+	cm = sr_cm_create(&cfg);
+	ck_assert_ptr_nonnull(cm);
+	p = (struct sr_cm_req_param){
+		.service_id = req->service_id, .path = req->pri, .qpn = req->qpn,
+		.psn = req->psn, .qkey = req->qkey, .transport = req->transport_type,
+		.responder_resources = req->responder_resources,
+		.initiator_depth = req->initiator_depth,
+		.retry_count = req->retry_count, .rnr_retry_count = req->rnr_retry_count,
+		.path_mtu = req->path_mtu, .srq = req->srq,
+		.remote_cm_timeout = req->remote_cm_timeout,
+		.local_cm_timeout = req->local_cm_timeout,
+		.max_cm_retries = req->max_cm_retries,
+		.pdata = req->pdata, .pdata_len = SR_CMA_HDR_SIZE,
+	};
+	memcpy(p.peer.gid, req->pri.remote_gid, 16);
+	p.peer.pkey = req->pkey;
+	nsent = 0;
+	ck_assert_int_eq(sr_cm_connect(cm, 0, &p, NULL, &id), 0);
+	ck_assert_uint_eq(nsent, 1);
+	/* Our own local communication ID and TID, Linux's elsewhere. */
+	memcpy(sent[0] + 8, golden_mad[0] + 8, 8);
+	memcpy(sent[0] + SR_MAD_HDR_SIZE, golden_mad[0] + SR_MAD_HDR_SIZE, 4);
+	ck_assert_mem_eq(sent[0], golden_mad[0], SR_MAD_SIZE);
+	sr_cm_destroy(cm);
+	/* Passive side: Linux's REQ in, our REP out. */
+	cfg.ca_guid = rep->ca_guid;
+	cm = sr_cm_create(&cfg);
+	ck_assert_int_eq(sr_cm_listen(cm, req->service_id, NULL, &l), 0);
+	memcpy(peer.gid, req->pri.local_gid, 16);
+	nsent = 0;
+	sr_cm_input(cm, 0, &peer, golden_mad[0], SR_MAD_SIZE);
+	ck_assert_uint_eq(nsent, 1);
+	memcpy(sent[0] + SR_MAD_HDR_SIZE, golden_mad[1] + SR_MAD_HDR_SIZE, 4);
+	ck_assert_mem_eq(sent[0], golden_mad[1], SR_MAD_SIZE);   /* TID echoed too */
+	sr_cm_destroy(cm);
+}
+END_TEST
+
 static Suite *cm_golden_suite(void)
 {
 	Suite *s = suite_create("cm_golden");
@@ -179,6 +290,7 @@ static Suite *cm_golden_suite(void)
 
 	tcase_add_test(tc, test_rping);
 	tcase_add_test(tc, test_udaddy);
+	tcase_add_test(tc, test_our_req_and_rep_match_linux);
 	suite_add_tcase(s, tc);
 	return s;
 }
