@@ -244,6 +244,13 @@ static void rx_req(struct sr_cm *cm, uint64_t now, const struct sr_cm_addr *from
 			       SR_CM_MSG_REQ, SR_CM_REJ_INVALID_SERVICE_ID, NULL, 0);
 		return;
 	}
+	/* RC and UC only: RD (and the reserved value) are refused. */
+	if (msg->transport_type > SR_CM_TRANSPORT_UC) {
+		cm->cnt.rej_transport++;
+		sr_cm_send_rej(cm, from, msg->tid, 0, msg->local_comm_id,
+			       SR_CM_MSG_REQ, SR_CM_REJ_INVALID_TRANSPORT, NULL, 0);
+		return;
+	}
 	id = id_alloc(cm);
 	if (id == NULL) {
 		cm->cnt.rej_no_resources++;

@@ -57,6 +57,7 @@ extern const char *const sr_cm_state_name[SR_CM_STATE_COUNT];
 #define SR_CM_REJ_UNSUPPORTED         5u
 #define SR_CM_REJ_INVALID_COMM_ID     6u
 #define SR_CM_REJ_INVALID_SERVICE_ID  8u
+#define SR_CM_REJ_INVALID_TRANSPORT   9u
 #define SR_CM_REJ_STALE_CONN         10u
 #define SR_CM_REJ_CONSUMER_DEFINED   28u
 
@@ -139,6 +140,7 @@ struct sr_cm_cfg {
 	X(dup_answered,     "duplicate answered with MRA/REP/RTU/DREP")    \
 	X(rej_no_listener,  "REQ rejected: invalid service ID (8)")        \
 	X(rej_stale,        "REQ rejected: stale connection (10)")         \
+	X(rej_transport,    "REQ rejected: RD or reserved transport (9)")  \
 	X(rej_no_resources, "REQ/SIDR_REQ refused: no free id")            \
 	X(sidr_unsupported, "SIDR_REQ answered: service not supported")    \
 	X(get_resp,         "Get/Set answered: unsupported attribute")     \

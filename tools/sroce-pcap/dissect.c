@@ -89,34 +89,34 @@ static void sr_dissect_cm(FILE *out, const struct sr_cm_msg *m)
 {
 	switch (m->attr) {
 	case SR_CM_ATTR_REQ:
-		fprintf(out, " lcid=0x%08x sid=0x%016" PRIx64 " qpn=0x%06x psn=%u",
+		fprintf(out, "lcid=0x%08x sid=0x%016" PRIx64 " qpn=0x%06x psn=%u",
 			m->local_comm_id, m->service_id, m->qpn, m->psn);
 		sr_dissect_cma(out, m);
 		break;
 	case SR_CM_ATTR_REP:
-		fprintf(out, " lcid=0x%08x rcid=0x%08x qpn=0x%06x psn=%u",
+		fprintf(out, "lcid=0x%08x rcid=0x%08x qpn=0x%06x psn=%u",
 			m->local_comm_id, m->remote_comm_id, m->qpn, m->psn);
 		break;
 	case SR_CM_ATTR_REJ:
-		fprintf(out, " lcid=0x%08x rcid=0x%08x reason=%u", m->local_comm_id,
+		fprintf(out, "lcid=0x%08x rcid=0x%08x reason=%u", m->local_comm_id,
 			m->remote_comm_id, m->reason);
 		break;
 	case SR_CM_ATTR_MRA:
-		fprintf(out, " lcid=0x%08x rcid=0x%08x mraed=%u timeout=%u",
+		fprintf(out, "lcid=0x%08x rcid=0x%08x mraed=%u timeout=%u",
 			m->local_comm_id, m->remote_comm_id, m->msg_type,
 			m->service_timeout);
 		break;
 	case SR_CM_ATTR_SIDR_REQ:
-		fprintf(out, " reqid=0x%08x sid=0x%016" PRIx64, m->local_comm_id,
+		fprintf(out, "reqid=0x%08x sid=0x%016" PRIx64, m->local_comm_id,
 			m->service_id);
 		sr_dissect_cma(out, m);
 		break;
 	case SR_CM_ATTR_SIDR_REP:
-		fprintf(out, " reqid=0x%08x status=%u qpn=0x%06x qkey=0x%08x",
+		fprintf(out, "reqid=0x%08x status=%u qpn=0x%06x qkey=0x%08x",
 			m->local_comm_id, m->status, m->qpn, m->qkey);
 		break;
 	default:
-		fprintf(out, " lcid=0x%08x rcid=0x%08x", m->local_comm_id,
+		fprintf(out, "lcid=0x%08x rcid=0x%08x", m->local_comm_id,
 			m->remote_comm_id);
 		break;
 	}
@@ -146,7 +146,7 @@ static void sr_dissect_mad(FILE *out, const struct sr_pkt *p)
 	    msg.method == SR_MAD_METHOD_SEND) {
 		fputs(" CM[", out);
 		sr_dissect_cm(out, &msg);
-		fputs(" ]", out);
+		fputc(']', out);
 	}
 }
 

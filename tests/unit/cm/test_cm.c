@@ -359,6 +359,29 @@ START_TEST(test_no_listener)
 }
 END_TEST
 
+/* A REQ for RD (or the reserved transport value): REJ 9, no id made. */
+START_TEST(test_rd_refused)
+{
+	struct sr_cm_msg m = { .attr = SR_CM_ATTR_REQ, .local_comm_id = 5,
+			       .service_id = SVC, .transport_type = SR_CM_TRANSPORT_RD };
+	uint8_t mad[SR_MAD_SIZE];
+
+	listen_b();
+	for (uint8_t t = SR_CM_TRANSPORT_RD; t <= 3; t++) {
+		m.transport_type = t;
+		ck_assert_int_eq(sr_mad_build(&m, mad), 256);
+		sr_cm_input(S[1].cm, now, &S[0].addr, mad, SR_MAD_SIZE);
+		ck_assert_uint_eq(qn, 1);
+		ck_assert_uint_eq(sr_get_be16(q[0].mad + 24 + 10), SR_CM_REJ_INVALID_TRANSPORT);
+		ck_assert_uint_eq(sr_get_be32(q[0].mad + 24 + 4), 5);
+		qn = 0;
+	}
+	ck_assert_uint_eq(sr_cm_counters(S[1].cm)->rej_transport, 2);
+	ck_assert_uint_eq(sr_cm_ids_in_use(S[1].cm), 1);   /* the listener */
+	ck_assert_int_eq(S[1].events[SR_CM_EVENT_REQ_RCVD], 0);
+}
+END_TEST
+
 /* The peer vanishes: the REQ is sent 1 + max_cm_retries times, then the
  * consumer hears TIMEOUT and the id is IDLE (as Linux's REQ error). */
 START_TEST(test_peer_vanishes)
@@ -592,7 +615,7 @@ START_TEST(test_hostile)
 	}
 	accounted = c->rx_malformed + c->rx_unknown_id + c->rx_remote_mismatch +
 		    c->rx_stale + c->rx_dup + c->dup_answered + c->rej_no_listener +
-		    c->rej_stale + c->rej_no_resources + c->sidr_unsupported +
+		    c->rej_stale + c->rej_transport + c->rej_no_resources + c->sidr_unsupported +
 		    c->get_resp + c->lap_refused + c->apr_dropped + c->drep_unknown;
 	/* Every MAD is counted once, except those that moved a state or made
 	 * a new id, which the consumer heard of. */
@@ -683,6 +706,7 @@ static Suite *cm_suite(void)
 	tcase_add_loop_test(tc, test_duplicates, 0, 5);
 	tcase_add_test(tc, test_reject_with_pdata);
 	tcase_add_test(tc, test_no_listener);
+	tcase_add_test(tc, test_rd_refused);
 	tcase_add_test(tc, test_peer_vanishes);
 	tcase_add_test(tc, test_active_vanishes_after_rep);
 	tcase_add_test(tc, test_mra);
