@@ -113,6 +113,10 @@ static void sr_dev_rx_one(struct sr_dev *dev, const uint8_t *frame,
 		return;
 	}
 	bth = sr_pkt_bth(&pkt);
+	if (sr_bth_dqpn(bth) == 1 && dev->gsi_rx != NULL) {
+		dev->gsi_rx(dev->gsi_ctx, &pkt);     /* QP1's owner: the CM */
+		return;
+	}
 	if (sr_bth_dqpn(bth) <= 1) {
 		sr_dev_count(dev, SR_CNT_MGMT_QP_DROP, 1);
 		return;
@@ -151,6 +155,14 @@ void sr_dev_rx_burst(void *ctx, const struct sr_link_frame *frames,
 	sr_lock_acquire(&dev->lock);
 	for (unsigned int i = 0; i < n; i++)
 		sr_dev_rx_one(dev, frames[i].data, frames[i].len);
+	sr_lock_release(&dev->lock);
+}
+
+void sr_dev_set_gsi(struct sr_dev *dev, sr_dev_gsi_fn *fn, void *ctx)
+{
+	sr_lock_acquire(&dev->lock);
+	dev->gsi_rx = fn;
+	dev->gsi_ctx = ctx;
 	sr_lock_release(&dev->lock);
 }
 

@@ -107,6 +107,16 @@ void sr_dev_rx_burst(void *dev, const struct sr_link_frame *frames,
 void sr_dev_rx(struct sr_dev *dev, const uint8_t *frame, uint32_t len);
 
 /*
+ * QP1 (the GSI): frames whose destination QPN is 1 go to fn, parsed, with
+ * the device lock held, instead of being dropped as an unknown QPN.  The
+ * owner of QP1 (lib/cm/gsi.h) checks and consumes them.  fn NULL: dropped
+ * again.  Slow path.
+ */
+struct sr_pkt;
+typedef void sr_dev_gsi_fn(void *ctx, const struct sr_pkt *pkt);
+void sr_dev_set_gsi(struct sr_dev *dev, sr_dev_gsi_fn *fn, void *ctx);
+
+/*
  * Run the engine: requesters (send new work, retransmit), responders
  * (pending READ responses, coalesced ACKs), completers, timers and error
  * flushes, up to about budget packets.  Returns the work done (0: idle).

@@ -22,6 +22,8 @@ struct sr_dev {
 	unsigned int gid_count;
 	sr_async_fn async_cb;
 	void *async_ctx;
+	sr_dev_gsi_fn *gsi_rx;         /* QP1's owner, or NULL */
+	void *gsi_ctx;
 
 	struct sr_lock lock;           /* slow path and engine runs (lock.h) */
 	struct sr_qp *qps[SR_MAX_QP];  /* by QPN - SR_QPN_BASE */

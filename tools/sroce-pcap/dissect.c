@@ -4,24 +4,9 @@
 #include <arpa/inet.h>
 #include <inttypes.h>
 
+#include "cm/cma_hdr.h"
+#include "cm/mad.h"
 #include "wire/hdr.h"
-
-/* Management datagram classes and CM attributes seen on QP1 (IBA 13.4, 12.6). */
-#define SR_MAD_CLASS_CM 0x07
-
-static const char *sr_cm_attr_name(uint16_t attr)
-{
-	static const char *const names[] = {
-		[0x10] = "REQ", [0x11] = "MRA", [0x12] = "REJ",
-		[0x13] = "REP", [0x14] = "RTU", [0x15] = "DREQ",
-		[0x16] = "DREP", [0x17] = "SIDR_REQ", [0x18] = "SIDR_REP",
-		[0x19] = "LAP", [0x1a] = "APR",
-	};
-
-	if (attr < sizeof(names) / sizeof(names[0]) && names[attr])
-		return names[attr];
-	return "?";
-}
 
 const char *sr_dissect_opname(uint8_t opcode, char *buf, size_t len)
 {
@@ -83,20 +68,86 @@ static void sr_dissect_ext(FILE *out, const struct sr_pkt *p)
 		fprintf(out, " IETH[rkey=0x%08x]", sr_ieth_rkey(h));
 }
 
-/* A MAD on QP1 (the CM's): class, method, attribute. */
+/* The cma header of a REQ/SIDR_REQ: source and destination IP, port. */
+static void sr_dissect_cma(FILE *out, const struct sr_cm_msg *m)
+{
+	struct sr_cma_addr a;
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+	int af;
+
+	if (sr_cma_service_ps(m->service_id) == 0 ||
+	    sr_cma_hdr_get(m->pdata, m->pdata_len, &a) != 0)
+		return;
+	af = a.ip_version == 4 ? AF_INET : AF_INET6;
+	inet_ntop(af, af == AF_INET ? a.src + 12 : a.src, src, sizeof(src));
+	inet_ntop(af, af == AF_INET ? a.dst + 12 : a.dst, dst, sizeof(dst));
+	fprintf(out, " cma[%s:%u > %s]", src, a.port, dst);
+}
+
+/* The fields of a CM message that tell a handshake apart. */
+static void sr_dissect_cm(FILE *out, const struct sr_cm_msg *m)
+{
+	switch (m->attr) {
+	case SR_CM_ATTR_REQ:
+		fprintf(out, "lcid=0x%08x sid=0x%016" PRIx64 " qpn=0x%06x psn=%u",
+			m->local_comm_id, m->service_id, m->qpn, m->psn);
+		sr_dissect_cma(out, m);
+		break;
+	case SR_CM_ATTR_REP:
+		fprintf(out, "lcid=0x%08x rcid=0x%08x qpn=0x%06x psn=%u",
+			m->local_comm_id, m->remote_comm_id, m->qpn, m->psn);
+		break;
+	case SR_CM_ATTR_REJ:
+		fprintf(out, "lcid=0x%08x rcid=0x%08x reason=%u", m->local_comm_id,
+			m->remote_comm_id, m->reason);
+		break;
+	case SR_CM_ATTR_MRA:
+		fprintf(out, "lcid=0x%08x rcid=0x%08x mraed=%u timeout=%u",
+			m->local_comm_id, m->remote_comm_id, m->msg_type,
+			m->service_timeout);
+		break;
+	case SR_CM_ATTR_SIDR_REQ:
+		fprintf(out, "reqid=0x%08x sid=0x%016" PRIx64, m->local_comm_id,
+			m->service_id);
+		sr_dissect_cma(out, m);
+		break;
+	case SR_CM_ATTR_SIDR_REP:
+		fprintf(out, "reqid=0x%08x status=%u qpn=0x%06x qkey=0x%08x",
+			m->local_comm_id, m->status, m->qpn, m->qkey);
+		break;
+	default:
+		fprintf(out, "lcid=0x%08x rcid=0x%08x", m->local_comm_id,
+			m->remote_comm_id);
+		break;
+	}
+}
+
+/* A MAD on QP1: class, method, attribute; a CM message decoded by
+ * lib/cm's parser, or the reason it refuses it. */
 static void sr_dissect_mad(FILE *out, const struct sr_pkt *p)
 {
 	const uint8_t *m = sr_pkt_payload(p);
-	uint16_t attr;
+	struct sr_cm_msg msg;
+	enum sr_mad_err err = SR_MAD_ERR_SHORT;
 
 	if (sr_bth_dqpn(sr_pkt_bth(p)) != 1 || p->payload_len < 24)
 		return;
-	attr = sr_get_be16(m + 16);
 	fprintf(out, " MAD[class=0x%02x method=0x%02x attr=0x%04x", m[1], m[3],
-		attr);
-	if (m[1] == SR_MAD_CLASS_CM)
-		fprintf(out, " CM %s", sr_cm_attr_name(attr));
+		sr_get_be16(m + 16));
+	if (m[1] == SR_MAD_CLASS_CM) {
+		err = sr_mad_parse(m, p->payload_len, &msg);
+		if (err != SR_MAD_ERR_OK)
+			fprintf(out, " CM refused: %s", sr_mad_err_name[err]);
+		else if (msg.method == SR_MAD_METHOD_SEND)
+			fprintf(out, " CM %s", sr_cm_attr_info[msg.attr].name);
+	}
 	fputc(']', out);
+	if (m[1] == SR_MAD_CLASS_CM && err == SR_MAD_ERR_OK &&
+	    msg.method == SR_MAD_METHOD_SEND) {
+		fputs(" CM[", out);
+		sr_dissect_cm(out, &msg);
+		fputc(']', out);
+	}
 }
 
 void sr_dissect_line(FILE *out, const struct sr_pkt *p, bool icrc_ok)
