@@ -46,7 +46,8 @@ typedef int (*sr_config_key_fn)(struct sr_pmd_config *cfg, const char *val,
 	X(capture, sr_key_capture)         \
 	X(stats_dir, sr_key_stats_dir)     \
 	X(fault, sr_key_fault)             \
-	X(fault_seed, sr_key_fault_seed)
+	X(fault_seed, sr_key_fault_seed)   \
+	X(ecn, sr_key_ecn)
 
 static int sr_copy_str(char *dst, size_t size, const char *val, char *why,
 		       size_t whylen)
@@ -421,6 +422,23 @@ static int sr_key_fault_seed(struct sr_pmd_config *cfg, const char *val,
 	return 0;
 }
 
+/* ECN codepoint of sent RoCEv2 packets (RFC 3168 values). */
+static int sr_key_ecn(struct sr_pmd_config *cfg, const char *val, char *why,
+		      size_t whylen)
+{
+	if (strcmp(val, "off") == 0) {
+		cfg->ecn = 0;
+	} else if (strcmp(val, "ect0") == 0) {
+		cfg->ecn = 2;
+	} else if (strcmp(val, "ect1") == 0) {
+		cfg->ecn = 1;
+	} else {
+		snprintf(why, whylen, "ecn '%s' is not off, ect0 or ect1", val);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	sr_config_key_fn fn;
@@ -458,6 +476,7 @@ void sr_pmd_config_init(struct sr_pmd_config *cfg)
 		.burst = 32,
 		.ipv4_prefix = 32,
 		.no_huge = !sr_pmd_config_hugepages_free(),
+		.ecn = 2,   /* ECT(0) */
 	};
 	strcpy(cfg->run_dir, SR_DEFAULT_RUN_DIR);
 	strcpy(cfg->stats_dir, SR_DEFAULT_STATS_DIR);

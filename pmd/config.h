@@ -58,6 +58,7 @@ struct sr_pmd_config {
 	uint32_t rx_desc, tx_desc;
 	uint32_t burst;                   /* RX / TX burst size */
 	struct sr_fault_set fault;
+	uint8_t ecn;                      /* sent ECN: 0 off, 2 ECT(0), 1 ECT(1) */
 };
 
 /* Defaults for every key (no port, no addresses). */

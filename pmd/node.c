@@ -81,6 +81,7 @@ static int sr_node_wire(struct sr_node *node,
 		.mr = node->mr,
 		.async_cb = params->async_cb,
 		.async_ctx = params->async_ctx,
+		.ecn = sr_pmd_config_of(node->pmd)->ecn,
 	};
 	int rc;
 

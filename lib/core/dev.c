@@ -20,7 +20,8 @@ struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg)
 	if (cfg == NULL || cfg->link_ops == NULL || cfg->mr == NULL ||
 	    cfg->link_ops->tx_alloc == NULL || cfg->link_ops->tx_submit == NULL ||
 	    cfg->link_ops->tx_abort == NULL || cfg->link_ops->now_ns == NULL ||
-	    cfg->gid_count == 0 || cfg->gid_count > SR_GID_TABLE_LEN)
+	    cfg->gid_count == 0 || cfg->gid_count > SR_GID_TABLE_LEN ||
+	    cfg->ecn > 2)
 		return NULL;
 	dev = sr_zalloc(sizeof(*dev));
 	if (dev == NULL)
@@ -35,6 +36,7 @@ struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg)
 	dev->pkey = cfg->pkey ? cfg->pkey : SR_PKEY_DEFAULT;
 	dev->async_cb = cfg->async_cb;
 	dev->async_ctx = cfg->async_ctx;
+	dev->ecn = cfg->ecn;
 	return dev;
 }
 

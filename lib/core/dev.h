@@ -89,6 +89,9 @@ struct sr_dev_config {
 	uint16_t pkey;                       /* 0: the default 0xffff */
 	sr_async_fn async_cb;                /* may be NULL */
 	void *async_ctx;
+	uint8_t ecn;                         /* ECN of sent RoCEv2 packets: 0 the
+					      * AV's traffic class as given,
+					      * 2 ECT(0), 1 ECT(1); 3 refused */
 };
 
 /* NULL on bad config (no ops, no MR engine) or no memory. */

@@ -28,6 +28,7 @@ struct sr_dev {
 	unsigned int nqp, ncq, nsrq;
 	uint32_t next_qpn;
 	uint16_t ip_id;
+	uint8_t ecn;                   /* sr_dev_config.ecn */
 
 	sr_counter_t cnt[SR_CNT_MAX];
 	sr_counter_t parse_drop[SR_PARSE_MAX];

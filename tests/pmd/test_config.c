@@ -101,6 +101,7 @@ static const struct {
 	{ .text = "burst = 0", .why = "1..64" },
 	{ .text = "engines = 0", .why = "1..4" },
 	{ .text = "engines = 5", .why = "1..4" },
+	{ .text = "ecn = ce", .why = "off, ect0 or ect1" },
 };
 
 START_TEST(test_bad_line)
@@ -114,6 +115,22 @@ START_TEST(test_bad_line)
 	ck_assert_msg(strncmp(err, "f.conf:2: ", 10) == 0, "%s", err);
 	ck_assert_msg(strstr(err, bad_lines[_i].why) != NULL, "%s", err);
 	ck_assert_ptr_null(strchr(err, '\n'));
+}
+END_TEST
+
+/* ECT(0) unless told otherwise (docs/congestion.md). */
+START_TEST(test_ecn)
+{
+	ck_assert_uint_eq(cfg.ecn, 2);
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, "ecn = ect1", "t", err,
+					     sizeof(err)), 0);
+	ck_assert_uint_eq(cfg.ecn, 1);
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, "ecn = off", "t", err,
+					     sizeof(err)), 0);
+	ck_assert_uint_eq(cfg.ecn, 0);
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, "ecn = ect0", "t", err,
+					     sizeof(err)), 0);
+	ck_assert_uint_eq(cfg.ecn, 2);
 }
 END_TEST
 
@@ -286,6 +303,7 @@ static Suite *config_suite(void)
 	tcase_add_loop_test(tc, test_bad_line, 0,
 			    sizeof(bad_lines) / sizeof(bad_lines[0]));
 	tcase_add_test(tc, test_pci_and_default_port);
+	tcase_add_test(tc, test_ecn);
 	tcase_add_test(tc, test_default_link_nodes);
 	tcase_add_test(tc, test_default_keeps_overrides);
 	tcase_add_test(tc, test_claim_node);

@@ -32,6 +32,7 @@ struct h_opts {
 	sr_cq_notify_fn rcq_notify;  /* notify callback of the recv CQs */
 	sr_cq_notify_fn scq_notify;  /* notify callback of the send CQs */
 	struct sim_cfg sim;
+	uint8_t ecn;             /* sr_dev_config.ecn of both devices */
 };
 
 struct h_node {
