@@ -8,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cc/hooks.h"
 #include "core/alloc.h"
 #include "core/dev_priv.h"
 #include "qp/qp_priv.h"
 #include "transport/transport.h"
+#include "wire/cnp.h"
 
 struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg)
 {
@@ -21,7 +23,7 @@ struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg)
 	    cfg->link_ops->tx_alloc == NULL || cfg->link_ops->tx_submit == NULL ||
 	    cfg->link_ops->tx_abort == NULL || cfg->link_ops->now_ns == NULL ||
 	    cfg->gid_count == 0 || cfg->gid_count > SR_GID_TABLE_LEN ||
-	    cfg->ecn > 2)
+	    cfg->ecn > 2 || (cfg->cc && sr_dcqcn_params_check(cfg->cc)))
 		return NULL;
 	dev = sr_zalloc(sizeof(*dev));
 	if (dev == NULL)
@@ -37,6 +39,10 @@ struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg)
 	dev->async_cb = cfg->async_cb;
 	dev->async_ctx = cfg->async_ctx;
 	dev->ecn = cfg->ecn;
+	dev->cc_on = cfg->cc != NULL;
+	if (cfg->cc)
+		dev->cc = *cfg->cc;
+	dev->line_bps = cfg->line_bps ? cfg->line_bps : 100000000000ull;
 	return dev;
 }
 
@@ -97,8 +103,11 @@ static void sr_dev_rx_one(struct sr_dev *dev, const uint8_t *frame,
 		return;
 	}
 	sr_qp_count(qp, SR_CNT_RX_PKTS, 1);
-	if (!sr_tt_matches(qp->type, pkt.opcode) ||
-	    pkt.opcode == SR_OPCODE_CNP) {
+	if (pkt.opcode == SR_OPCODE_CNP) {
+		sr_cc_rx_cnp(qp);
+		return;
+	}
+	if (!sr_tt_matches(qp->type, pkt.opcode)) {
 		sr_qp_count(qp, SR_CNT_OPCODE_DROP, 1);
 		return;
 	}
@@ -106,6 +115,8 @@ static void sr_dev_rx_one(struct sr_dev *dev, const uint8_t *frame,
 		sr_qp_count(qp, SR_CNT_PKEY_DROP, 1);
 		return;
 	}
+	if (sr_pkt_ecn(&pkt) == SR_ECN_CE)
+		sr_cc_rx_ce(qp, &pkt);
 	if (pkt.op->flags & SR_OPF_REQ)
 		sr_resp_rx(qp, &pkt);
 	else

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cc/dcqcn.h"
 #include "core/dev_priv.h"
 #include "qp/cq.h"
 #include "qp/qp.h"
@@ -169,6 +170,11 @@ struct sr_qp {
 
 	unsigned int live_idx;        /* in dev->live */
 	sr_counter_t cnt[SR_CNT_MAX];
+
+	/* congestion control (lib/cc/hooks.c) */
+	struct sr_dcqcn cc_rp;        /* reaction point; line_bps 0 = not begun */
+	uint64_t cc_last_cnp_ns;      /* notification point: last CNP sent */
+	bool cc_cnp_sent;
 };
 
 static inline enum sr_qp_state sr_qp_state_get(const struct sr_qp *qp)

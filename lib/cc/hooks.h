@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * hooks.h — where congestion control meets the transport: the device's
+ * receive dispatch calls these (lib/core/dev.c), with the device lock held.
+ *
+ * Notification point: a CE-marked packet for an RC or UC QP makes it send
+ * a CNP to the QP it is connected to, at most one per min_time_between_cnps.
+ * Reaction point: a CNP for an RC or UC QP runs DCQCN on it.  With
+ * congestion control off (sr_dev_config.cc NULL) CE is only counted and
+ * CNPs are dropped and counted, as rxe ignores them.  Only these rare
+ * paths read the clock.
+ */
+#ifndef SR_CC_HOOKS_H
+#define SR_CC_HOOKS_H
+
+#include <stdint.h>
+
+#include "wire/parse.h"
+
+struct sr_qp;
+
+void sr_cc_rx_ce(struct sr_qp *qp, const struct sr_pkt *ce);
+void sr_cc_rx_cnp(struct sr_qp *qp);
+
+/* DCQCN's current rate of the QP in bit/s (the line rate when idle or off). */
+uint64_t sr_qp_cc_rate(const struct sr_qp *qp);
+
+#endif /* SR_CC_HOOKS_H */
