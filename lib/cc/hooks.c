@@ -55,6 +55,49 @@ void sr_cc_rx_cnp(struct sr_qp *qp)
 	sr_qp_count(qp, SR_CNT_CNP_RCVD, 1);
 }
 
+unsigned int sr_cc_req_budget(struct sr_qp *qp, unsigned int budget,
+			      uint64_t now)
+{
+	uint64_t rate, n;
+
+	if (qp->cc_rp.line_bps == 0)
+		return budget;                 /* never saw a CNP */
+	sr_dcqcn_advance(&qp->cc_rp, now);
+	if (sr_dcqcn_idle(&qp->cc_rp)) {
+		qp->cc_paced = false;          /* back at the line rate */
+		return budget;
+	}
+	rate = sr_dcqcn_rate(&qp->cc_rp);
+	if (!qp->cc_paced) {
+		sr_pacer_init(&qp->cc_pacer, rate, SR_CC_BURST, now);
+		qp->cc_paced = true;
+	} else {
+		sr_pacer_set_rate(&qp->cc_pacer, rate, now);
+	}
+	if (!sr_pacer_ready(&qp->cc_pacer, now)) {
+		qp->cc_pacer.held++;
+		return 0;
+	}
+	n = sr_pacer_credit_bytes(&qp->cc_pacer) / (qp->mtu ? qp->mtu : 4096) + 1;
+	return n < budget ? (unsigned int)n : budget;
+}
+
+void sr_cc_req_sent(struct sr_qp *qp, uint64_t bytes, uint64_t now)
+{
+	if (qp->cc_rp.line_bps == 0 || bytes == 0)
+		return;
+	sr_dcqcn_on_tx(&qp->cc_rp, bytes, now);
+	if (qp->cc_paced)
+		sr_pacer_charge(&qp->cc_pacer, bytes);
+}
+
+uint64_t sr_cc_next_timer(struct sr_qp *qp, uint64_t now)
+{
+	if (!qp->cc_paced || sr_pacer_ready(&qp->cc_pacer, now))
+		return UINT64_MAX;
+	return sr_pacer_next(&qp->cc_pacer, now) - now;
+}
+
 uint64_t sr_qp_cc_rate(const struct sr_qp *qp)
 {
 	return qp->cc_rp.line_bps ? sr_dcqcn_rate(&qp->cc_rp) : qp->dev->line_bps;

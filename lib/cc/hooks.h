@@ -22,6 +22,20 @@ struct sr_qp;
 void sr_cc_rx_ce(struct sr_qp *qp, const struct sr_pkt *ce);
 void sr_cc_rx_cnp(struct sr_qp *qp);
 
+/*
+ * Requester pacing, from the engine's round (now = the round's clock):
+ * how many packets the requester may send of budget, then the payload
+ * bytes it sent (byte counter and credit), and when a held QP may send
+ * again (ns from now, UINT64_MAX: not held).
+ */
+unsigned int sr_cc_req_budget(struct sr_qp *qp, unsigned int budget,
+			      uint64_t now);
+void sr_cc_req_sent(struct sr_qp *qp, uint64_t bytes, uint64_t now);
+uint64_t sr_cc_next_timer(struct sr_qp *qp, uint64_t now);
+
+/* Burst of a paced QP: a round's worth of packets at the largest MTU. */
+#define SR_CC_BURST (64u * 1024u)
+
 /* DCQCN's current rate of the QP in bit/s (the line rate when idle or off). */
 uint64_t sr_qp_cc_rate(const struct sr_qp *qp);
 

@@ -68,6 +68,25 @@ bool sr_pacer_take(struct sr_pacer *p, uint32_t bytes, uint64_t now)
 	return true;
 }
 
+bool sr_pacer_ready(struct sr_pacer *p, uint64_t now)
+{
+	if (p->rate_bps == 0)
+		return true;
+	refill(p, now);
+	return p->credit > 0;
+}
+
+void sr_pacer_charge(struct sr_pacer *p, uint64_t bytes)
+{
+	if (p->rate_bps == 0)
+		return;
+	if (bytes > SR_PACER_MAX_BURST)
+		bytes = SR_PACER_MAX_BURST;
+	p->credit -= (int64_t)bytes * UNITS_PER_BYTE;
+	if (p->credit < -p->burst)
+		p->credit = -p->burst;    /* one burst of debt at most */
+}
+
 uint64_t sr_pacer_next(struct sr_pacer *p, uint64_t now)
 {
 	uint64_t need;

@@ -46,6 +46,18 @@ int sr_pacer_set_rate(struct sr_pacer *p, uint64_t rate_bps, uint64_t now);
 /* May `bytes` go now?  If so the credit is taken and true returned. */
 bool sr_pacer_take(struct sr_pacer *p, uint32_t bytes, uint64_t now);
 
+/* Has the bucket credit at `now`?  (Takes nothing.) */
+bool sr_pacer_ready(struct sr_pacer *p, uint64_t now);
+
+/* Take `bytes` already sent, whatever the credit (it may go negative). */
+void sr_pacer_charge(struct sr_pacer *p, uint64_t bytes);
+
+/* Whole bytes of credit at the last refill (0 when none). */
+static inline uint64_t sr_pacer_credit_bytes(const struct sr_pacer *p)
+{
+	return p->credit > 0 ? (uint64_t)p->credit / 8000000000ull : 0;
+}
+
 /* The earliest time at or after `now` at which sr_pacer_take can succeed. */
 uint64_t sr_pacer_next(struct sr_pacer *p, uint64_t now);
 

@@ -157,6 +157,7 @@ unsigned int sr_dev_poll_shard(struct sr_dev *dev, unsigned int budget,
 		struct sr_qp *qp = dev->qps[i];
 		enum sr_qp_state st;
 		unsigned int n;
+		uint64_t tx0;
 
 		if (qp == NULL)
 			continue;
@@ -171,7 +172,11 @@ unsigned int sr_dev_poll_shard(struct sr_dev *dev, unsigned int budget,
 			continue;
 		}
 		work += sr_comp_run(qp, now);
-		n = sr_req_run(qp, budget);
+		tx0 = atomic_load_explicit(&qp->cnt[SR_CNT_TX_BYTES],
+					   memory_order_relaxed);
+		n = sr_req_run(qp, sr_cc_req_budget(qp, budget, now));
+		sr_cc_req_sent(qp, atomic_load_explicit(&qp->cnt[SR_CNT_TX_BYTES],
+							memory_order_relaxed) - tx0, now);
 		if (n > 0)      /* UC/UD and local WRs are done once sent */
 			n += sr_comp_run(qp, now);
 		work += n + sr_resp_run(qp, budget, now, n > 0);
@@ -206,6 +211,9 @@ uint64_t sr_dev_next_timer_ns(struct sr_dev *dev)
 		if (q < t)
 			t = q;
 		q = sr_resp_next_timer(qp, now);
+		if (q < t)
+			t = q;
+		q = sr_cc_next_timer(qp, now);
 		if (q < t)
 			t = q;
 	}

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "cc/dcqcn.h"
+#include "cc/pacer.h"
 #include "core/dev_priv.h"
 #include "qp/cq.h"
 #include "qp/qp.h"
@@ -175,6 +176,8 @@ struct sr_qp {
 	struct sr_dcqcn cc_rp;        /* reaction point; line_bps 0 = not begun */
 	uint64_t cc_last_cnp_ns;      /* notification point: last CNP sent */
 	bool cc_cnp_sent;
+	bool cc_paced;                /* cc_pacer runs (DCQCN below the line) */
+	struct sr_pacer cc_pacer;
 };
 
 static inline enum sr_qp_state sr_qp_state_get(const struct sr_qp *qp)

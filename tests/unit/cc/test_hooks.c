@@ -62,15 +62,20 @@ static uint64_t cnt(struct sr_qp *qp, enum sr_counter c)
 	return v[c];
 }
 
-static void write_64k(struct h_pair *p)
+static void write_len(struct h_pair *p, uint32_t len)
 {
 	struct sr_wc wc;
 
-	ck_assert_int_eq(h_post_send(p, 0, SR_WR_RDMA_WRITE, 1, 0, 65536, 0,
+	ck_assert_int_eq(h_post_send(p, 0, SR_WR_RDMA_WRITE, 1, 0, len, 0,
 				     SR_SEND_SIGNALED), 0);
 	ck_assert_int_eq(h_wait_cq(p, p->n[0].scq, &wc, 1, 1000000), 1);
 	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
 	h_settle(p);
+}
+
+static void write_64k(struct h_pair *p)
+{
+	write_len(p, 65536);
 }
 
 static void pair(struct h_pair *p, struct marker *m,
@@ -159,6 +164,47 @@ START_TEST(cc_off)
 }
 END_TEST
 
+/* After a CNP the requester sends at DCQCN's rate: one CNP sets 100
+ * Mbit/s (rate_to_set_on_first_cnp, no recovery within the test), so 128
+ * KiB take at least (128 KiB - the 64 KiB burst) * 8 / 100 Mbit/s of the
+ * simulated clock; without congestion control far less. */
+START_TEST(requester_paced_to_dcqcn_rate)
+{
+	struct sr_dcqcn_params cc = SR_DCQCN_PARAMS_DEFAULT;
+	struct h_pair p;
+	struct marker m;
+	uint64_t t0, paced, free_run;
+
+	cc.rate_to_set_on_first_cnp = 100;
+	cc.rpg_time_reset = 10000000;
+	cc.rpg_byte_reset = 1u << 31;
+	cc.min_time_between_cnps = 10000000;
+	pair(&p, &m, &cc, &cc);
+	write_64k(&p);
+	ck_assert_uint_eq(cnt(p.n[0].qp, SR_CNT_CNP_RCVD), 1);
+	ck_assert_uint_eq(sr_qp_cc_rate(p.n[0].qp), 100000000);
+	t0 = sim_now(p.net);
+	write_len(&p, 131072);
+	paced = sim_now(p.net) - t0;
+	ck_assert_uint_eq(cnt(p.n[1].qp, SR_CNT_CNP_SENT), 1);
+	h_pair_fini(&p);
+
+	pair(&p, &m, NULL, NULL);
+	write_64k(&p);
+	t0 = sim_now(p.net);
+	write_len(&p, 131072);
+	free_run = sim_now(p.net) - t0;
+	h_pair_fini(&p);
+
+	ck_assert_msg(paced >= 65536ull * 8 * 10, "paced %llu ns",
+		      (unsigned long long)paced);   /* 5.24 ms */
+	ck_assert_msg(paced < 131072ull * 8 * 10 * 2, "paced %llu ns",
+		      (unsigned long long)paced);
+	ck_assert_msg(free_run < 1000000, "free %llu ns",
+		      (unsigned long long)free_run);
+}
+END_TEST
+
 /* A CNP to a UD QP is dropped and counted; to no QP, an unknown-QP drop. */
 START_TEST(cnp_bad_targets)
 {
@@ -210,6 +256,7 @@ static Suite *hooks_suite(void)
 	tcase_add_test(tc, one_cnp_per_interval);
 	tcase_add_test(tc, every_ce_answered_without_interval);
 	tcase_add_test(tc, cc_off);
+	tcase_add_test(tc, requester_paced_to_dcqcn_rate);
 	tcase_add_test(tc, cnp_bad_targets);
 	suite_add_tcase(s, tc);
 	return s;
