@@ -5,6 +5,7 @@
 #include "cc/dcqcn.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #define MBPS 1000000ull
@@ -12,6 +13,47 @@
 
 /* Timer expiries one call applies at most, so a very late call stays bounded. */
 #define SR_DCQCN_MAX_STEPS 65536u
+
+static const struct {
+	const char *name;
+	size_t off;
+	bool is_bool;
+} sr_dcqcn_param_table[] = {
+#define P(f) { #f, offsetof(struct sr_dcqcn_params, f), false }
+#define PB(f) { #f, offsetof(struct sr_dcqcn_params, f), true }
+	P(rpg_time_reset), P(rpg_byte_reset), P(rpg_threshold),
+	P(rpg_max_rate), P(rpg_ai_rate), P(rpg_hai_rate), P(rpg_gd),
+	P(rpg_min_dec_fac), P(rpg_min_rate), P(rate_to_set_on_first_cnp),
+	P(dce_tcp_g), P(dce_tcp_rtt), P(rate_reduce_monitor_period),
+	P(initial_alpha_value), PB(clamp_tgt_rate),
+	PB(clamp_tgt_rate_after_time_inc), P(min_time_between_cnps),
+	P(cnp_dscp), P(cnp_802p_prio),
+#undef P
+#undef PB
+};
+
+int sr_dcqcn_param_set(struct sr_dcqcn_params *p, const char *name,
+		       uint64_t value)
+{
+	for (size_t i = 0; i < sizeof(sr_dcqcn_param_table) /
+				   sizeof(sr_dcqcn_param_table[0]); i++) {
+		char *field = (char *)p + sr_dcqcn_param_table[i].off;
+
+		if (strcmp(name, sr_dcqcn_param_table[i].name) != 0)
+			continue;
+		if (sr_dcqcn_param_table[i].is_bool) {
+			if (value > 1)
+				return -EINVAL;
+			*(bool *)field = value != 0;
+		} else {
+			if (value > UINT32_MAX)
+				return -EINVAL;
+			*(uint32_t *)field = (uint32_t)value;
+		}
+		return 0;
+	}
+	return -ENOENT;
+}
 
 int sr_dcqcn_params_check(const struct sr_dcqcn_params *p)
 {

@@ -80,6 +80,14 @@ struct sr_dcqcn_params {
 	.cnp_802p_prio = 6,                         \
 }
 
+/*
+ * Set one parameter by its ConnectX name ("rpg_ai_rate"; booleans take 0
+ * or 1).  0, -ENOENT for an unknown name, -EINVAL for a value that does
+ * not fit (ranges are checked by sr_dcqcn_params_check()).
+ */
+int sr_dcqcn_param_set(struct sr_dcqcn_params *p, const char *name,
+		       uint64_t value);
+
 /* 0, or -EINVAL when a parameter is out of its range (see the comments). */
 int sr_dcqcn_params_check(const struct sr_dcqcn_params *p);
 

@@ -378,6 +378,22 @@ START_TEST(late_advance)
 }
 END_TEST
 
+START_TEST(param_by_name)
+{
+	struct sr_dcqcn_params p = SR_DCQCN_PARAMS_DEFAULT;
+
+	ck_assert_int_eq(sr_dcqcn_param_set(&p, "rpg_ai_rate", 40), 0);
+	ck_assert_uint_eq(p.rpg_ai_rate, 40);
+	ck_assert_int_eq(sr_dcqcn_param_set(&p, "clamp_tgt_rate", 1), 0);
+	ck_assert(p.clamp_tgt_rate);
+	ck_assert_int_eq(sr_dcqcn_param_set(&p, "clamp_tgt_rate", 2), -EINVAL);
+	ck_assert_int_eq(sr_dcqcn_param_set(&p, "rpg_ai_rate", 1ull << 32), -EINVAL);
+	ck_assert_uint_eq(p.rpg_ai_rate, 40);
+	ck_assert_int_eq(sr_dcqcn_param_set(&p, "rpg_ai", 1), -ENOENT);
+	ck_assert_int_eq(sr_dcqcn_param_set(&p, "", 1), -ENOENT);
+}
+END_TEST
+
 static Suite *dcqcn_suite(void)
 {
 	Suite *s = suite_create("cc_dcqcn");
@@ -396,6 +412,7 @@ static Suite *dcqcn_suite(void)
 	tcase_add_test(tc, min_dec_fac_caps_a_cut);
 	tcase_add_test(tc, target_clamping);
 	tcase_add_test(tc, late_advance);
+	tcase_add_test(tc, param_by_name);
 	suite_add_tcase(s, tc);
 	return s;
 }
