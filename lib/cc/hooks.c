@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "cc/hooks.h"
 
+#include <errno.h>
+
 #include "transport/transport.h"
 #include "wire/cnp.h"
 
@@ -58,16 +60,23 @@ void sr_cc_rx_cnp(struct sr_qp *qp)
 unsigned int sr_cc_req_budget(struct sr_qp *qp, unsigned int budget,
 			      uint64_t now)
 {
-	uint64_t rate, n;
+	uint64_t rate = 0, n;
 
-	if (qp->cc_rp.line_bps == 0)
-		return budget;                 /* never saw a CNP */
-	sr_dcqcn_advance(&qp->cc_rp, now);
-	if (sr_dcqcn_idle(&qp->cc_rp)) {
+	if (qp->cc_rp.line_bps == 0 && qp->cc_limit_bps == 0) {
+		qp->cc_paced = false;          /* no CNP ever, no limit */
+		return budget;
+	}
+	if (qp->cc_rp.line_bps != 0) {
+		sr_dcqcn_advance(&qp->cc_rp, now);
+		if (!sr_dcqcn_idle(&qp->cc_rp))
+			rate = sr_dcqcn_rate(&qp->cc_rp);
+	}
+	if (qp->cc_limit_bps != 0 && (rate == 0 || qp->cc_limit_bps < rate))
+		rate = qp->cc_limit_bps;
+	if (rate == 0) {
 		qp->cc_paced = false;          /* back at the line rate */
 		return budget;
 	}
-	rate = sr_dcqcn_rate(&qp->cc_rp);
 	if (!qp->cc_paced) {
 		sr_pacer_init(&qp->cc_pacer, rate, SR_CC_BURST, now);
 		qp->cc_paced = true;
@@ -84,9 +93,10 @@ unsigned int sr_cc_req_budget(struct sr_qp *qp, unsigned int budget,
 
 void sr_cc_req_sent(struct sr_qp *qp, uint64_t bytes, uint64_t now)
 {
-	if (qp->cc_rp.line_bps == 0 || bytes == 0)
+	if (bytes == 0)
 		return;
-	sr_dcqcn_on_tx(&qp->cc_rp, bytes, now);
+	if (qp->cc_rp.line_bps != 0)
+		sr_dcqcn_on_tx(&qp->cc_rp, bytes, now);
 	if (qp->cc_paced)
 		sr_pacer_charge(&qp->cc_pacer, bytes);
 }
@@ -96,6 +106,16 @@ uint64_t sr_cc_next_timer(struct sr_qp *qp, uint64_t now)
 	if (!qp->cc_paced || sr_pacer_ready(&qp->cc_pacer, now))
 		return UINT64_MAX;
 	return sr_pacer_next(&qp->cc_pacer, now) - now;
+}
+
+int sr_qp_set_rate_limit(struct sr_qp *qp, uint64_t bps)
+{
+	if (qp == NULL || bps > SR_PACER_MAX_RATE)
+		return -EINVAL;
+	sr_lock_acquire(&qp->dev->lock);
+	qp->cc_limit_bps = bps;
+	sr_lock_release(&qp->dev->lock);
+	return 0;
 }
 
 uint64_t sr_qp_cc_rate(const struct sr_qp *qp)

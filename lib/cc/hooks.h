@@ -36,6 +36,14 @@ uint64_t sr_cc_next_timer(struct sr_qp *qp, uint64_t now);
 /* Burst of a paced QP: a round's worth of packets at the largest MTU. */
 #define SR_CC_BURST (64u * 1024u)
 
+/*
+ * An explicit rate limit for the QP's requester (ibv_modify_qp_rate_limit,
+ * IBV_QP_RATE_LIMIT, an AH static rate), enforced by the same pacer as
+ * DCQCN: the smaller rate wins.  bps 0 removes it.  0, or -EINVAL (NULL,
+ * above SR_PACER_MAX_RATE).  Takes the device lock.
+ */
+int sr_qp_set_rate_limit(struct sr_qp *qp, uint64_t bps);
+
 /* DCQCN's current rate of the QP in bit/s (the line rate when idle or off). */
 uint64_t sr_qp_cc_rate(const struct sr_qp *qp);
 

@@ -176,7 +176,8 @@ struct sr_qp {
 	struct sr_dcqcn cc_rp;        /* reaction point; line_bps 0 = not begun */
 	uint64_t cc_last_cnp_ns;      /* notification point: last CNP sent */
 	bool cc_cnp_sent;
-	bool cc_paced;                /* cc_pacer runs (DCQCN below the line) */
+	bool cc_paced;                /* cc_pacer runs (a rate below the line) */
+	uint64_t cc_limit_bps;        /* explicit limit, 0 = none */
 	struct sr_pacer cc_pacer;
 };
 

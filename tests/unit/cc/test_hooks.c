@@ -9,10 +9,12 @@
 #include "sr_check.h"
 #include "cc/dcqcn.h"
 #include "cc/hooks.h"
+#include "cc/pacer.h"
 #include "harness.h"
 #include "wire/cnp.h"
 #include "wire/endian.h"
 
+#include <errno.h>
 #include <string.h>
 
 struct marker {
@@ -205,6 +207,37 @@ START_TEST(requester_paced_to_dcqcn_rate)
 }
 END_TEST
 
+/* An explicit limit paces the same way, with no CNP at all, and the
+ * smaller of limit and DCQCN rate wins; 0 lifts it. */
+START_TEST(explicit_rate_limit)
+{
+	struct h_pair p;
+	struct marker m;
+	uint64_t t0, paced, lifted;
+
+	pair(&p, &m, NULL, NULL);
+	sim_set_tap(p.net, NULL, NULL);
+	ck_assert_int_eq(sr_qp_set_rate_limit(p.n[0].qp, 100000000), 0);
+	write_64k(&p);                         /* empties the burst */
+	t0 = sim_now(p.net);
+	write_len(&p, 131072);
+	paced = sim_now(p.net) - t0;
+	ck_assert_int_eq(sr_qp_set_rate_limit(p.n[0].qp, 0), 0);
+	h_settle(&p);
+	t0 = sim_now(p.net);
+	write_len(&p, 131072);
+	lifted = sim_now(p.net) - t0;
+	ck_assert_uint_eq(cnt(p.n[0].qp, SR_CNT_CNP_RCVD), 0);
+	ck_assert_int_eq(sr_qp_set_rate_limit(p.n[0].qp, SR_PACER_MAX_RATE + 1), -EINVAL);
+	ck_assert_int_eq(sr_qp_set_rate_limit(NULL, 1), -EINVAL);
+	h_pair_fini(&p);
+	/* 128 KiB at 100 Mbit/s: 10.5 ms (the burst went to the first write). */
+	ck_assert_msg(paced >= 131072ull * 8 * 10 * 9 / 10, "paced %llu ns",
+		      (unsigned long long)paced);
+	ck_assert_msg(lifted < 1000000, "lifted %llu ns", (unsigned long long)lifted);
+}
+END_TEST
+
 /* A CNP to a UD QP is dropped and counted; to no QP, an unknown-QP drop. */
 START_TEST(cnp_bad_targets)
 {
@@ -257,6 +290,7 @@ static Suite *hooks_suite(void)
 	tcase_add_test(tc, every_ce_answered_without_interval);
 	tcase_add_test(tc, cc_off);
 	tcase_add_test(tc, requester_paced_to_dcqcn_rate);
+	tcase_add_test(tc, explicit_rate_limit);
 	tcase_add_test(tc, cnp_bad_targets);
 	suite_add_tcase(s, tc);
 	return s;
