@@ -49,7 +49,10 @@ typedef int (*sr_config_key_fn)(struct sr_pmd_config *cfg, const char *val,
 	X(capture, sr_key_capture)         \
 	X(stats_dir, sr_key_stats_dir)     \
 	X(fault, sr_key_fault)             \
-	X(fault_seed, sr_key_fault_seed)
+	X(fault_seed, sr_key_fault_seed)   \
+	X(ecn, sr_key_ecn)                 \
+	X(cc, sr_key_cc)                   \
+	X(dcqcn, sr_key_dcqcn)
 
 static int sr_copy_str(char *dst, size_t size, const char *val, char *why,
 		       size_t whylen)
@@ -424,6 +427,68 @@ static int sr_key_fault_seed(struct sr_pmd_config *cfg, const char *val,
 	return 0;
 }
 
+/* ECN codepoint of sent RoCEv2 packets (RFC 3168 values). */
+static int sr_key_ecn(struct sr_pmd_config *cfg, const char *val, char *why,
+		      size_t whylen)
+{
+	if (strcmp(val, "off") == 0) {
+		cfg->ecn = 0;
+	} else if (strcmp(val, "ect0") == 0) {
+		cfg->ecn = 2;
+	} else if (strcmp(val, "ect1") == 0) {
+		cfg->ecn = 1;
+	} else {
+		snprintf(why, whylen, "ecn '%s' is not off, ect0 or ect1", val);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int sr_key_cc(struct sr_pmd_config *cfg, const char *val, char *why,
+		     size_t whylen)
+{
+	if (strcmp(val, "off") == 0) {
+		cfg->cc = false;
+	} else if (strcmp(val, "dcqcn") == 0) {
+		cfg->cc = true;
+	} else {
+		snprintf(why, whylen, "cc '%s' is not off or dcqcn", val);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* dcqcn = <ConnectX parameter name>=<value>; repeatable. */
+static int sr_key_dcqcn(struct sr_pmd_config *cfg, const char *val,
+			char *why, size_t whylen)
+{
+	struct sr_dcqcn_params p = cfg->dcqcn;
+	const char *eq = strchr(val, '=');
+	char name[64];
+	unsigned long v;
+	int rc;
+
+	if (eq == NULL || eq == val || (size_t)(eq - val) >= sizeof(name)) {
+		snprintf(why, whylen, "dcqcn '%s' is not name=value", val);
+		return -EINVAL;
+	}
+	memcpy(name, val, (size_t)(eq - val));
+	name[eq - val] = '\0';
+	if (sr_parse_uint(eq + 1, 0, UINT32_MAX, &v, why, whylen))
+		return -EINVAL;
+	rc = sr_dcqcn_param_set(&p, name, v);
+	if (rc == -ENOENT) {
+		snprintf(why, whylen, "no DCQCN parameter '%s'", name);
+		return -EINVAL;
+	}
+	if (rc != 0 || sr_dcqcn_params_check(&p) != 0) {
+		snprintf(why, whylen, "dcqcn %s=%lu out of range", name, v);
+		return -EINVAL;
+	}
+	cfg->dcqcn = p;
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	sr_config_key_fn fn;
@@ -461,6 +526,9 @@ void sr_pmd_config_init(struct sr_pmd_config *cfg)
 		.burst = 32,
 		.ipv4_prefix = 32,
 		.no_huge = !sr_pmd_config_hugepages_free(),
+		.ecn = 2,   /* ECT(0) */
+		.cc = true,
+		.dcqcn = SR_DCQCN_PARAMS_DEFAULT,
 	};
 	strcpy(cfg->run_dir, SR_DEFAULT_RUN_DIR);
 	strcpy(cfg->stats_dir, SR_DEFAULT_STATS_DIR);

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cc/dcqcn.h"
 #include "fault.h"
 
 #define SR_CONFIG_IPV6_MAX 4
@@ -58,6 +59,9 @@ struct sr_pmd_config {
 	uint32_t rx_desc, tx_desc;
 	uint32_t burst;                   /* RX / TX burst size */
 	struct sr_fault_set fault;
+	uint8_t ecn;                      /* sent ECN: 0 off, 2 ECT(0), 1 ECT(1) */
+	bool cc;                          /* DCQCN on (docs/congestion.md) */
+	struct sr_dcqcn_params dcqcn;
 };
 
 /* Defaults for every key (no port, no addresses). */

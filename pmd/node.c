@@ -72,6 +72,9 @@ static int sr_node_wire(struct sr_node *node,
 		.mr = node->mr,
 		.async_cb = params->async_cb,
 		.async_ctx = params->async_ctx,
+		.ecn = sr_pmd_config_of(node->pmd)->ecn,
+		.cc = sr_pmd_config_of(node->pmd)->cc ?
+			&sr_pmd_config_of(node->pmd)->dcqcn : NULL,
 	};
 	int rc;
 

@@ -16,6 +16,8 @@
 
 #include "qp/qp.h"
 #include "qp/srq.h"
+#include "cc/hooks.h"
+#include "cc/pacer.h"
 #include "shim.h"
 
 /* ibv_qp_attr_mask bits lib/ understands (the same values). */
@@ -231,8 +233,11 @@ int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
 
 	if (qp == NULL || attr == NULL)
 		return EINVAL;
-	if (m & ~(unsigned int)SR_IBV_QP_MASK)
-		return EOPNOTSUPP;           /* alternate paths, rate limit */
+	if (m & ~(unsigned int)(SR_IBV_QP_MASK | IBV_QP_RATE_LIMIT))
+		return EOPNOTSUPP;           /* alternate paths */
+	if ((m & IBV_QP_RATE_LIMIT) && (qp->qp_type == IBV_QPT_UD ||
+	    (uint64_t)attr->rate_limit * 1000 > SR_PACER_MAX_RATE))
+		return EINVAL;
 	if ((m & IBV_QP_PORT) && attr->port_num != SR_IBV_PORT)
 		return EINVAL;
 	w = sr_qp_of(qp);
@@ -246,9 +251,12 @@ int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
 		o.path_mtu = (enum sr_mtu)port.active_mtu;
 		m |= IBV_QP_PATH_MTU;
 	}
-	rc = sr_qp_modify(w->qp, &o, m);
+	rc = sr_qp_modify(w->qp, &o, m & ~(unsigned int)IBV_QP_RATE_LIMIT);
 	if (rc)
 		return sr_ibv_err(rc);
+	if (m & IBV_QP_RATE_LIMIT)   /* kbit/s, 0 = none (docs/congestion.md) */
+		sr_qp_set_rate_limit(w->qp,
+				     sr_rate_limit_kbps_to_bps(attr->rate_limit));
 	if (m & IBV_QP_STATE)
 		qp->state = attr->qp_state;
 	return 0;

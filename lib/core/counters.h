@@ -55,6 +55,10 @@
 	X(CQ_OVERFLOW, "completions lost to a full CQ")                     \
 	X(UNKNOWN_QP, "packets for a QP that does not exist")               \
 	X(MGMT_QP_DROP, "packets for QP0/QP1 (no management QP here)")      \
+	X(CE_RCVD, "packets received marked CE (congestion experienced)")   \
+	X(CNP_SENT, "CNPs sent (congestion notification point)")            \
+	X(CNP_RCVD, "CNPs received for an RC/UC QP (reaction point)")       \
+	X(CNP_DROP, "CNPs dropped: UD QP, or congestion control off")       \
 	X(NOT_ROCE, "frames that are not RoCEv2")                           \
 	X(PARSE_DROP, "RoCEv2 frames the parser refused (see per reason)")
 

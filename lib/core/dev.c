@@ -8,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cc/hooks.h"
 #include "core/alloc.h"
 #include "core/dev_priv.h"
 #include "qp/qp_priv.h"
 #include "transport/transport.h"
+#include "wire/cnp.h"
 
 struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg)
 {
@@ -20,7 +22,8 @@ struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg)
 	if (cfg == NULL || cfg->link_ops == NULL || cfg->mr == NULL ||
 	    cfg->link_ops->tx_alloc == NULL || cfg->link_ops->tx_submit == NULL ||
 	    cfg->link_ops->tx_abort == NULL || cfg->link_ops->now_ns == NULL ||
-	    cfg->gid_count == 0 || cfg->gid_count > SR_GID_TABLE_LEN)
+	    cfg->gid_count == 0 || cfg->gid_count > SR_GID_TABLE_LEN ||
+	    cfg->ecn > 2 || (cfg->cc && sr_dcqcn_params_check(cfg->cc)))
 		return NULL;
 	dev = sr_zalloc(sizeof(*dev));
 	if (dev == NULL)
@@ -35,6 +38,11 @@ struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg)
 	dev->pkey = cfg->pkey ? cfg->pkey : SR_PKEY_DEFAULT;
 	dev->async_cb = cfg->async_cb;
 	dev->async_ctx = cfg->async_ctx;
+	dev->ecn = cfg->ecn;
+	dev->cc_on = cfg->cc != NULL;
+	if (cfg->cc)
+		dev->cc = *cfg->cc;
+	dev->line_bps = cfg->line_bps ? cfg->line_bps : 100000000000ull;
 	return dev;
 }
 
@@ -127,8 +135,7 @@ static void sr_dev_rx_one(struct sr_dev *dev, const uint8_t *frame,
 		return;
 	}
 	sr_qp_count(qp, SR_CNT_RX_PKTS, 1);
-	if (!sr_tt_matches(qp->type, pkt.opcode) ||
-	    pkt.opcode == SR_OPCODE_CNP) {
+	if (pkt.opcode != SR_OPCODE_CNP && !sr_tt_matches(qp->type, pkt.opcode)) {
 		sr_qp_count(qp, SR_CNT_OPCODE_DROP, 1);
 		return;
 	}
@@ -141,6 +148,13 @@ static void sr_dev_rx_one(struct sr_dev *dev, const uint8_t *frame,
 		sr_qp_count(qp, SR_CNT_ADDR_DROP, 1);
 		return;
 	}
+	/* a CNP slows the QP down: only from its peer, like any packet */
+	if (pkt.opcode == SR_OPCODE_CNP) {
+		sr_cc_rx_cnp(qp);
+		return;
+	}
+	if (sr_pkt_ecn(&pkt) == SR_ECN_CE)
+		sr_cc_rx_ce(qp, &pkt);
 	if (pkt.op->flags & SR_OPF_REQ)
 		sr_resp_rx(qp, &pkt);
 	else
@@ -189,6 +203,7 @@ unsigned int sr_dev_poll_shard(struct sr_dev *dev, unsigned int budget,
 		struct sr_qp *qp = dev->qps[i];
 		enum sr_qp_state st;
 		unsigned int n;
+		uint64_t tx0;
 
 		if (qp == NULL)
 			continue;
@@ -203,7 +218,11 @@ unsigned int sr_dev_poll_shard(struct sr_dev *dev, unsigned int budget,
 			continue;
 		}
 		work += sr_comp_run(qp, now);
-		n = sr_req_run(qp, budget);
+		tx0 = atomic_load_explicit(&qp->cnt[SR_CNT_TX_BYTES],
+					   memory_order_relaxed);
+		n = sr_req_run(qp, sr_cc_req_budget(qp, budget, now));
+		sr_cc_req_sent(qp, atomic_load_explicit(&qp->cnt[SR_CNT_TX_BYTES],
+							memory_order_relaxed) - tx0, now);
 		if (n > 0)      /* UC/UD and local WRs are done once sent */
 			n += sr_comp_run(qp, now);
 		work += n + sr_resp_run(qp, budget, now, n > 0);
@@ -238,6 +257,9 @@ uint64_t sr_dev_next_timer_ns(struct sr_dev *dev)
 		if (q < t)
 			t = q;
 		q = sr_resp_next_timer(qp, now);
+		if (q < t)
+			t = q;
+		q = sr_cc_next_timer(qp, now);
 		if (q < t)
 			t = q;
 	}

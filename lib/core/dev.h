@@ -79,6 +79,8 @@ struct sr_async_event {
 
 typedef void (*sr_async_fn)(void *ctx, const struct sr_async_event *ev);
 
+struct sr_dcqcn_params;   /* cc/dcqcn.h */
+
 struct sr_dev_config {
 	const struct sr_link_ops *link_ops;
 	void *link;                          /* first argument of link_ops */
@@ -89,6 +91,12 @@ struct sr_dev_config {
 	uint16_t pkey;                       /* 0: the default 0xffff */
 	sr_async_fn async_cb;                /* may be NULL */
 	void *async_ctx;
+	const struct sr_dcqcn_params *cc;    /* NULL: congestion control off
+					      * (no CNPs sent, CNPs dropped) */
+	uint64_t line_bps;                   /* link rate for DCQCN (0: 100G) */
+	uint8_t ecn;                         /* ECN of sent RoCEv2 packets: 0 the
+					      * AV's traffic class as given,
+					      * 2 ECT(0), 1 ECT(1); 3 refused */
 };
 
 /* NULL on bad config (no ops, no MR engine) or no memory. */

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "cc/dcqcn.h"
 #include "core/dev.h"
 #include "core/lock.h"
 
@@ -30,6 +31,10 @@ struct sr_dev {
 	unsigned int nqp, ncq, nsrq;
 	uint32_t next_qpn;
 	uint16_t ip_id;
+	uint8_t ecn;                   /* sr_dev_config.ecn */
+	bool cc_on;                    /* sr_dev_config.cc given */
+	struct sr_dcqcn_params cc;     /* its copy */
+	uint64_t line_bps;
 
 	sr_counter_t cnt[SR_CNT_MAX];
 	sr_counter_t parse_drop[SR_PARSE_MAX];

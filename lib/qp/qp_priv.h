@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cc/dcqcn.h"
+#include "cc/pacer.h"
 #include "core/dev_priv.h"
 #include "qp/cq.h"
 #include "qp/qp.h"
@@ -171,6 +173,14 @@ struct sr_qp {
 
 	unsigned int live_idx;        /* in dev->live */
 	sr_counter_t cnt[SR_CNT_MAX];
+
+	/* congestion control (lib/cc/hooks.c) */
+	struct sr_dcqcn cc_rp;        /* reaction point; line_bps 0 = not begun */
+	uint64_t cc_last_cnp_ns;      /* notification point: last CNP sent */
+	bool cc_cnp_sent;
+	bool cc_paced;                /* cc_pacer runs (a rate below the line) */
+	uint64_t cc_limit_bps;        /* explicit limit, 0 = none */
+	struct sr_pacer cc_pacer;
 };
 
 static inline enum sr_qp_state sr_qp_state_get(const struct sr_qp *qp)

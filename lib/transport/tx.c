@@ -40,7 +40,7 @@ void sr_tx_prepare(struct sr_qp *qp, struct sr_build *b,
 	b->vlan_tci = av->vlan_tci;
 	memcpy(b->sgid, dev->gid[gi], 16);
 	memcpy(b->dgid, av->dgid, 16);
-	b->tclass = av->tclass;
+	b->tclass = dev->ecn ? (uint8_t)((av->tclass & ~3u) | dev->ecn) : av->tclass;
 	b->hop_limit = av->hop_limit ? av->hop_limit : 64;
 	b->flow_label = av->flow_label;
 	b->ip_id = dev->ip_id++;

@@ -101,6 +101,13 @@ static const struct {
 	{ .text = "burst = 0", .why = "1..64" },
 	{ .text = "engines = 0", .why = "1..4" },
 	{ .text = "engines = 5", .why = "1..4" },
+	{ .text = "ecn = ce", .why = "off, ect0 or ect1" },
+	{ .text = "cc = timely", .why = "off or dcqcn" },
+	{ .text = "dcqcn = rpg_foo=1", .why = "no DCQCN parameter 'rpg_foo'" },
+	{ .text = "dcqcn = rpg_gd", .why = "not name=value" },
+	{ .text = "dcqcn = rpg_gd=0", .why = "out of range" },
+	{ .text = "dcqcn = cnp_dscp=64", .why = "out of range" },
+	{ .text = "dcqcn = clamp_tgt_rate=2", .why = "out of range" },
 };
 
 START_TEST(test_bad_line)
@@ -114,6 +121,72 @@ START_TEST(test_bad_line)
 	ck_assert_msg(strncmp(err, "f.conf:2: ", 10) == 0, "%s", err);
 	ck_assert_msg(strstr(err, bad_lines[_i].why) != NULL, "%s", err);
 	ck_assert_ptr_null(strchr(err, '\n'));
+}
+END_TEST
+
+/* ECT(0) unless told otherwise (docs/congestion.md). */
+START_TEST(test_ecn)
+{
+	ck_assert_uint_eq(cfg.ecn, 2);
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, "ecn = ect1", "t", err,
+					     sizeof(err)), 0);
+	ck_assert_uint_eq(cfg.ecn, 1);
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, "ecn = off", "t", err,
+					     sizeof(err)), 0);
+	ck_assert_uint_eq(cfg.ecn, 0);
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, "ecn = ect0", "t", err,
+					     sizeof(err)), 0);
+	ck_assert_uint_eq(cfg.ecn, 2);
+}
+END_TEST
+
+/* DCQCN on with ConnectX's defaults; every parameter settable by name. */
+START_TEST(test_dcqcn)
+{
+	ck_assert(cfg.cc);
+	ck_assert_uint_eq(cfg.dcqcn.rpg_time_reset, 300);
+	ck_assert_uint_eq(cfg.dcqcn.dce_tcp_g, 1019);
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg,
+		"cc = off\n"
+		"dcqcn = rpg_time_reset=55\n"
+		"dcqcn = rpg_byte_reset=10485760\n"
+		"dcqcn = rpg_threshold=5\n"
+		"dcqcn = rpg_max_rate=40000\n"
+		"dcqcn = rpg_ai_rate=40\n"
+		"dcqcn = rpg_hai_rate=100\n"
+		"dcqcn = rpg_gd=12\n"
+		"dcqcn = rpg_min_dec_fac=60\n"
+		"dcqcn = rpg_min_rate=10\n"
+		"dcqcn = rate_to_set_on_first_cnp=2000\n"
+		"dcqcn = dce_tcp_g=1020\n"
+		"dcqcn = dce_tcp_rtt=55\n"
+		"dcqcn = rate_reduce_monitor_period=50\n"
+		"dcqcn = initial_alpha_value=512\n"
+		"dcqcn = clamp_tgt_rate=1\n"
+		"dcqcn = clamp_tgt_rate_after_time_inc=0\n"
+		"dcqcn = min_time_between_cnps=50\n"
+		"dcqcn = cnp_dscp=26\n"
+		"dcqcn = cnp_802p_prio=3\n", "t", err, sizeof(err)), 0);
+	ck_assert(!cfg.cc);
+	ck_assert_uint_eq(cfg.dcqcn.rpg_time_reset, 55);
+	ck_assert_uint_eq(cfg.dcqcn.rpg_byte_reset, 10485760);
+	ck_assert_uint_eq(cfg.dcqcn.rpg_threshold, 5);
+	ck_assert_uint_eq(cfg.dcqcn.rpg_max_rate, 40000);
+	ck_assert_uint_eq(cfg.dcqcn.rpg_ai_rate, 40);
+	ck_assert_uint_eq(cfg.dcqcn.rpg_hai_rate, 100);
+	ck_assert_uint_eq(cfg.dcqcn.rpg_gd, 12);
+	ck_assert_uint_eq(cfg.dcqcn.rpg_min_dec_fac, 60);
+	ck_assert_uint_eq(cfg.dcqcn.rpg_min_rate, 10);
+	ck_assert_uint_eq(cfg.dcqcn.rate_to_set_on_first_cnp, 2000);
+	ck_assert_uint_eq(cfg.dcqcn.dce_tcp_g, 1020);
+	ck_assert_uint_eq(cfg.dcqcn.dce_tcp_rtt, 55);
+	ck_assert_uint_eq(cfg.dcqcn.rate_reduce_monitor_period, 50);
+	ck_assert_uint_eq(cfg.dcqcn.initial_alpha_value, 512);
+	ck_assert(cfg.dcqcn.clamp_tgt_rate);
+	ck_assert(!cfg.dcqcn.clamp_tgt_rate_after_time_inc);
+	ck_assert_uint_eq(cfg.dcqcn.min_time_between_cnps, 50);
+	ck_assert_uint_eq(cfg.dcqcn.cnp_dscp, 26);
+	ck_assert_uint_eq(cfg.dcqcn.cnp_802p_prio, 3);
 }
 END_TEST
 
@@ -299,6 +372,8 @@ static Suite *config_suite(void)
 	tcase_add_loop_test(tc, test_bad_line, 0,
 			    sizeof(bad_lines) / sizeof(bad_lines[0]));
 	tcase_add_test(tc, test_pci_and_default_port);
+	tcase_add_test(tc, test_ecn);
+	tcase_add_test(tc, test_dcqcn);
 	tcase_add_test(tc, test_default_link_nodes);
 	tcase_add_test(tc, test_default_keeps_overrides);
 	tcase_add_test(tc, test_claim_node);

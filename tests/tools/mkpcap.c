@@ -23,9 +23,13 @@ static void dump(const uint8_t *f, uint32_t len)
 	pcap_dump((u_char *)out, &h, f);
 }
 
+static uint8_t next_tclass;   /* traffic class of the next frame only */
+
 static void base(struct sr_build *b, uint8_t opcode, bool v6, bool vlan)
 {
 	memset(b, 0, sizeof(*b));
+	b->tclass = next_tclass;
+	next_tclass = 0;
 	memcpy(b->dmac, "\x02\x00\x00\x00\x00\x02", 6);
 	memcpy(b->smac, "\x02\x00\x00\x00\x00\x01", 6);
 	b->vlan = vlan;
@@ -89,6 +93,7 @@ int main(int argc, char **argv)
 	emit(SR_OPCODE(RC, SEND_ONLY), false, false, 5, f);
 	emit(SR_OPCODE(RC, WRITE_ONLY_IMM), true, false, 8, f);
 	emit(SR_OPCODE(RC, READ_REQUEST), false, true, 0, f);
+	next_tclass = 0x03;   /* CE-marked by a switch */
 	emit(SR_OPCODE(RC, READ_RESPONSE_ONLY), true, true, 8, f);
 	emit(SR_OPCODE(RC, COMPARE_SWAP), false, false, 0, f);
 	emit(SR_OPCODE(RC, ATOMIC_ACKNOWLEDGE), false, false, 0, f);
@@ -97,7 +102,15 @@ int main(int argc, char **argv)
 	emit(SR_OPCODE(RC, ATOMIC_WRITE), false, false, 8, f);
 	emit(SR_OPCODE(UC, WRITE_ONLY), true, false, 100, f);
 	emit(SR_OPCODE(UD, SEND_ONLY_IMM), true, false, 64, f);
-	emit(SR_OPCODE_CNP, false, false, SR_CNP_PAYLOAD, f);
+	/* A CNP as ConnectX sends it: BECN, PSN 0, 16 zero bytes, DSCP 48. */
+	base(&b, SR_OPCODE_CNP, false, false);
+	b.psn = 0;
+	b.ackreq = false;
+	b.fecn_becn = 0x40;
+	b.tclass = 48 << 2;
+	n = sr_build_frame(f, sizeof(f), &b, (const uint8_t[SR_CNP_PAYLOAD]){ 0 },
+			   SR_CNP_PAYLOAD);
+	dump(f, (uint32_t)n);
 	/* A CM REQ MAD on QP1 over UD. */
 	base(&b, SR_OPCODE(UD, SEND_ONLY), false, false);
 	b.dqpn = 1;

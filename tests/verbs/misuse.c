@@ -395,6 +395,28 @@ out:
 	rc_pair_down(&p);
 }
 
+/* IBV_QP_RATE_LIMIT (kbit/s; every 32-bit value is a rate the pacer
+ * takes) on an RC QP is accepted, and 0 lifts it. */
+static void check_rate_limit(struct env *e)
+{
+	struct rc_pair p;
+	struct ibv_qp_attr a = { .rate_limit = 1000000 };   /* 1 Gbit/s */
+	struct ibv_qp_attr big = { .rate_limit = UINT32_MAX };
+	int ok;
+
+	if (rc_pair_up(e, &p, 4)) {
+		report("rate limit", 0, "setup failed");
+		rc_pair_down(&p);
+		return;
+	}
+	ok = ibv_modify_qp(p.a, &a, IBV_QP_RATE_LIMIT) == 0 &&
+	     ibv_modify_qp(p.a, &big, IBV_QP_RATE_LIMIT) == 0;   /* 4.3 Tbit/s */
+	a.rate_limit = 0;
+	ok = ok && ibv_modify_qp(p.a, &a, IBV_QP_RATE_LIMIT) == 0;
+	rc_pair_down(&p);
+	report("rate limit", ok, ok ? NULL : "IBV_QP_RATE_LIMIT refused");
+}
+
 /*
  * Posts behind outstanding ones are left to the consumer's next poll
  * (verbs-shim/progress.c); a consumer that never polls — it watches
@@ -600,6 +622,7 @@ int main(void)
 	check_cq_overrun(&e);
 	check_dead_peer(&e);
 	check_loopback(&e);
+	check_rate_limit(&e);
 	check_posts_unpolled(&e);
 	check_two_contexts(&e, list[0]);
 	check_zero_sized_queues(&e);

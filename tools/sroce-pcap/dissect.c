@@ -6,6 +6,7 @@
 
 #include "cm/cma_hdr.h"
 #include "cm/mad.h"
+#include "wire/cnp.h"
 #include "wire/hdr.h"
 
 const char *sr_dissect_opname(uint8_t opcode, char *buf, size_t len)
@@ -122,6 +123,17 @@ static void sr_dissect_cm(FILE *out, const struct sr_cm_msg *m)
 	}
 }
 
+/* A CNP (IBTA A17.9.3): its 16 bytes are reserved, sent as zero. */
+static void sr_dissect_cnp(FILE *out, const struct sr_pkt *p)
+{
+	const uint8_t *r = sr_pkt_payload(p);
+	uint8_t any = 0;
+
+	for (uint32_t i = 0; i < p->payload_len; i++)
+		any |= r[i];
+	fprintf(out, " CNP[reserved=%s]", any ? "NONZERO" : "zero");
+}
+
 /* A MAD on QP1: class, method, attribute; a CM message decoded by
  * lib/cm's parser, or the reason it refuses it. */
 static void sr_dissect_mad(FILE *out, const struct sr_pkt *p)
@@ -152,6 +164,10 @@ static void sr_dissect_mad(FILE *out, const struct sr_pkt *p)
 
 void sr_dissect_line(FILE *out, const struct sr_pkt *p, bool icrc_ok)
 {
+	static const char *const ecn_names[] = {
+		[SR_ECN_NOT_ECT] = "-", [SR_ECN_ECT1] = "ECT1",
+		[SR_ECN_ECT0] = "ECT0", [SR_ECN_CE] = "CE",
+	};
 	const struct sr_bth *bth = sr_pkt_bth(p);
 	const struct sr_udp *udp = sr_pkt_udp(p);
 	uint8_t gid[16];
@@ -164,15 +180,21 @@ void sr_dissect_line(FILE *out, const struct sr_pkt *p, bool icrc_ok)
 	sr_dissect_addr(out, gid);
 	if (p->has_vlan)
 		fprintf(out, " vlan=%u", p->vlan_tci & 0xfff);
+	if (sr_pkt_ecn(p) != SR_ECN_NOT_ECT)
+		fprintf(out, " ecn=%s", ecn_names[sr_pkt_ecn(p)]);
 	fprintf(out, " udp %u>%u %s qp=0x%06x psn=%u%s%s pkey=0x%04x",
 		sr_get_be16(udp->sport), sr_get_be16(udp->dport),
 		sr_dissect_opname(p->opcode, name, sizeof(name)),
 		sr_bth_dqpn(bth), sr_bth_psn(bth),
 		sr_bth_ackreq(bth) ? " A" : "", sr_bth_se(bth) ? " SE" : "",
 		sr_bth_pkey(bth));
-	if (sr_bth_fecn_becn(bth) & 0xc0)
-		fprintf(out, " ecn=0x%02x", sr_bth_fecn_becn(bth) >> 6);
+	if (sr_bth_fecn_becn(bth) & SR_BTH_FECN)
+		fputs(" FECN", out);
+	if (sr_bth_fecn_becn(bth) & SR_BTH_BECN)
+		fputs(" BECN", out);
 	sr_dissect_ext(out, p);
+	if (p->opcode == SR_OPCODE_CNP)
+		sr_dissect_cnp(out, p);
 	if ((p->opcode & SR_TT_MASK) == SR_TT_UD)
 		sr_dissect_mad(out, p);
 	fprintf(out, " payload=%u pad=%u icrc=%s\n", p->payload_len, p->pad,

@@ -77,6 +77,8 @@ static void h_node_init(struct h_pair *p, int i)
 	cfg.gid_count = 1;
 	cfg.async_cb = h_async;
 	cfg.async_ctx = n;
+	cfg.ecn = o->ecn;
+	cfg.cc = o->cc[i];
 	n->dev = sr_dev_create(&cfg);
 	ck_assert_ptr_nonnull(n->dev);
 	sim_attach(p->net, i, n->dev);

@@ -32,6 +32,8 @@ struct h_opts {
 	sr_cq_notify_fn rcq_notify;  /* notify callback of the recv CQs */
 	sr_cq_notify_fn scq_notify;  /* notify callback of the send CQs */
 	struct sim_cfg sim;
+	uint8_t ecn;             /* sr_dev_config.ecn of both devices */
+	const struct sr_dcqcn_params *cc[2];  /* sr_dev_config.cc of each */
 };
 
 struct h_node {

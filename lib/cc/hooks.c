@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "cc/hooks.h"
+
+#include <errno.h>
+
+#include "transport/transport.h"
+#include "wire/cnp.h"
+
+#define US 1000ull
+
+static bool sr_cc_connected(const struct sr_qp *qp)
+{
+	return qp->type == SR_QPT_RC || qp->type == SR_QPT_UC;
+}
+
+void sr_cc_rx_ce(struct sr_qp *qp, const struct sr_pkt *ce)
+{
+	struct sr_dev *dev = qp->dev;
+	static const uint8_t reserved[SR_CNP_PAYLOAD];
+	const struct sr_tx_src src = { .bytes = reserved };
+	struct sr_build b;
+	uint64_t now;
+
+	sr_qp_count(qp, SR_CNT_CE_RCVD, 1);
+	if (!dev->cc_on || !sr_cc_connected(qp))
+		return;
+	now = sr_dev_now(dev);
+	if (qp->cc_cnp_sent &&
+	    now - qp->cc_last_cnp_ns < dev->cc.min_time_between_cnps * US)
+		return;
+	sr_cnp_describe(&b, ce, qp->attr.dest_qp_num, (uint8_t)dev->cc.cnp_dscp);
+	b.ip_id = dev->ip_id++;
+	if (b.vlan)
+		b.vlan_tci = (uint16_t)((b.vlan_tci & 0x0fff) |
+					dev->cc.cnp_802p_prio << 13);
+	if (sr_tx_send(qp, &b, &src, SR_CNP_PAYLOAD) != 0)
+		return;        /* no buffer: the next CE mark tries again */
+	qp->cc_cnp_sent = true;
+	qp->cc_last_cnp_ns = now;
+	sr_qp_count(qp, SR_CNT_CNP_SENT, 1);
+}
+
+void sr_cc_rx_cnp(struct sr_qp *qp)
+{
+	struct sr_dev *dev = qp->dev;
+
+	if (!dev->cc_on || !sr_cc_connected(qp)) {
+		sr_qp_count(qp, SR_CNT_CNP_DROP, 1);
+		return;
+	}
+	if (qp->cc_rp.line_bps == 0 &&
+	    sr_dcqcn_init(&qp->cc_rp, &dev->cc, dev->line_bps) != 0) {
+		sr_qp_count(qp, SR_CNT_CNP_DROP, 1);
+		return;
+	}
+	sr_dcqcn_on_cnp(&qp->cc_rp, sr_dev_now(dev));
+	sr_qp_count(qp, SR_CNT_CNP_RCVD, 1);
+}
+
+unsigned int sr_cc_req_budget(struct sr_qp *qp, unsigned int budget,
+			      uint64_t now)
+{
+	uint64_t rate = 0, n;
+
+	if (qp->cc_rp.line_bps == 0 && qp->cc_limit_bps == 0) {
+		qp->cc_paced = false;          /* no CNP ever, no limit */
+		return budget;
+	}
+	if (qp->cc_rp.line_bps != 0) {
+		sr_dcqcn_advance(&qp->cc_rp, now);
+		if (!sr_dcqcn_idle(&qp->cc_rp))
+			rate = sr_dcqcn_rate(&qp->cc_rp);
+	}
+	if (qp->cc_limit_bps != 0 && (rate == 0 || qp->cc_limit_bps < rate))
+		rate = qp->cc_limit_bps;
+	if (rate == 0) {
+		qp->cc_paced = false;          /* back at the line rate */
+		return budget;
+	}
+	if (!qp->cc_paced) {
+		sr_pacer_init(&qp->cc_pacer, rate, SR_CC_BURST, now);
+		qp->cc_paced = true;
+	} else {
+		sr_pacer_set_rate(&qp->cc_pacer, rate, now);
+	}
+	if (!sr_pacer_ready(&qp->cc_pacer, now)) {
+		qp->cc_pacer.held++;
+		return 0;
+	}
+	n = sr_pacer_credit_bytes(&qp->cc_pacer) / (qp->mtu ? qp->mtu : 4096) + 1;
+	return n < budget ? (unsigned int)n : budget;
+}
+
+void sr_cc_req_sent(struct sr_qp *qp, uint64_t bytes, uint64_t now)
+{
+	if (bytes == 0)
+		return;
+	if (qp->cc_rp.line_bps != 0)
+		sr_dcqcn_on_tx(&qp->cc_rp, bytes, now);
+	if (qp->cc_paced)
+		sr_pacer_charge(&qp->cc_pacer, bytes);
+}
+
+uint64_t sr_cc_next_timer(struct sr_qp *qp, uint64_t now)
+{
+	if (!qp->cc_paced || sr_pacer_ready(&qp->cc_pacer, now))
+		return UINT64_MAX;
+	return sr_pacer_next(&qp->cc_pacer, now) - now;
+}
+
+int sr_qp_set_rate_limit(struct sr_qp *qp, uint64_t bps)
+{
+	if (qp == NULL || bps > SR_PACER_MAX_RATE)
+		return -EINVAL;
+	sr_lock_acquire(&qp->dev->lock);
+	qp->cc_limit_bps = bps;
+	sr_lock_release(&qp->dev->lock);
+	return 0;
+}
+
+uint64_t sr_qp_cc_rate(const struct sr_qp *qp)
+{
+	return qp->cc_rp.line_bps ? sr_dcqcn_rate(&qp->cc_rp) : qp->dev->line_bps;
+}
