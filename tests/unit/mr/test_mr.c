@@ -350,6 +350,8 @@ START_TEST(test_rereg_keep_keys)
 	sr_mr_ref_put(&r);
 	fx_lookup_err(SR_MR_E_BOUNDS, k0, false, fx_addr(a), 8, 0, fx_pd, 0);
 	ck_assert_int_eq(sr_mr_dereg(mr), 0);
+	free(a);
+	free(b);
 }
 END_TEST
 
