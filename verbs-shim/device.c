@@ -194,6 +194,9 @@ int sr_ibv_rt_up(struct sr_ibv_rt *rt)
 		}
 		dc.async_cb = sr_ibv_async_cb;
 		dc.async_ctx = rt;
+		/* ECN and congestion control as the configuration says */
+		dc.ecn = rt->cfg.ecn;
+		dc.cc = rt->cfg.cc ? &rt->cfg.dcqcn : NULL;
 		rt->dev = sr_dev_create(&dc);
 		if (rt->dev == NULL) {
 			rc = -ENOMEM;
