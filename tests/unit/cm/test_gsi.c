@@ -230,12 +230,12 @@ START_TEST(test_device_hook)
 	ck_assert_uint_eq(fn, 1);
 	sr_dev_rx(dev, fq[0].data, fq[0].len);
 	sr_dev_counters(dev, cnt);
-	ck_assert_uint_eq(cnt[SR_CNT_UNKNOWN_QP], 1);
+	ck_assert_uint_eq(cnt[SR_CNT_MGMT_QP_DROP], 1);
 	ck_assert_int_eq(events[1][SR_CM_EVENT_REQ_RCVD], 0);
 	sr_dev_set_gsi(dev, dev_to_gsi, G[1]);
 	sr_dev_rx(dev, fq[0].data, fq[0].len);
 	sr_dev_counters(dev, cnt);
-	ck_assert_uint_eq(cnt[SR_CNT_UNKNOWN_QP], 1);
+	ck_assert_uint_eq(cnt[SR_CNT_MGMT_QP_DROP], 1);
 	ck_assert_int_eq(events[1][SR_CM_EVENT_REQ_RCVD], 1);
 	sr_dev_destroy(dev);
 	sr_mr_dev_destroy(cfg.mr);
