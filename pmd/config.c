@@ -7,10 +7,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -681,26 +684,111 @@ int sr_pmd_config_default_link(struct sr_pmd_config *cfg, int node,
 	return 0;
 }
 
-int sr_pmd_config_memif_bsize(struct sr_pmd_config *cfg, char *err,
-			      size_t errlen)
+/* Append ",key=val" to the port string; -EINVAL when it would not fit. */
+static int sr_port_append(struct sr_pmd_config *cfg, const char *key,
+			  uint32_t val, char *err, size_t errlen)
 {
-	uint32_t frame = cfg->mtu + SR_PMD_L2_OVERHEAD, bsize;
 	size_t len = strlen(cfg->port);
-	int n;
+	int n = snprintf(cfg->port + len, sizeof(cfg->port) - len, ",%s=%u",
+			 key, val);
 
-	if (strncmp(cfg->port, "net_memif", 9) != 0 ||
-	    strstr(cfg->port, "bsize=") != NULL || cfg->mtu == 0 ||
-	    frame <= SR_PMD_MEMIF_BSIZE_DEFAULT)
-		return 0;
-	bsize = (frame + 1023) & ~1023u;
-	n = snprintf(cfg->port + len, sizeof(cfg->port) - len, ",bsize=%u",
-		     bsize);
 	if (n < 0 || (size_t)n >= sizeof(cfg->port) - len) {
 		cfg->port[len] = '\0';
 		snprintf(err, errlen, "port '%s' too long", cfg->port);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+int sr_pmd_config_port_buffers(struct sr_pmd_config *cfg, char *err,
+			       size_t errlen)
+{
+	uint32_t frame = cfg->mtu + SR_PMD_L2_OVERHEAD, sz;
+	int rc;
+
+	if (cfg->mtu == 0)
+		return 0;
+	if (strncmp(cfg->port, "net_memif", 9) == 0) {
+		if (strstr(cfg->port, "bsize=") != NULL ||
+		    frame <= SR_PMD_MEMIF_BSIZE_DEFAULT)
+			return 0;
+		return sr_port_append(cfg, "bsize", (frame + 1023) & ~1023u,
+				      err, errlen);
+	}
+	if (strncmp(cfg->port, "net_af_packet", 13) == 0) {
+		if (strstr(cfg->port, "framesz=") != NULL ||
+		    frame + SR_PMD_AF_PACKET_HDR <= SR_PMD_AF_PACKET_FRAMESZ)
+			return 0;
+		for (sz = SR_PMD_AF_PACKET_FRAMESZ;
+		     sz < frame + SR_PMD_AF_PACKET_HDR; sz *= 2)
+			;
+		rc = sr_port_append(cfg, "framesz", sz, err, errlen);
+		if (rc == 0 && strstr(cfg->port, "blocksz=") == NULL)
+			rc = sr_port_append(cfg, "blocksz", sz, err, errlen);
+		return rc;
+	}
+	return 0;
+}
+
+uint32_t sr_pmd_config_devarg(const char *port, const char *key, uint32_t def)
+{
+	const char *p = port;
+	size_t klen = strlen(key);
+
+	while ((p = strchr(p, ',')) != NULL) {
+		p++;
+		if (strncmp(p, key, klen) == 0 && p[klen] == '=')
+			return (uint32_t)strtoul(p + klen + 1, NULL, 0);
+	}
+	return def;
+}
+
+/* The MTU the kernel gives interface name, or 0 (no such interface). */
+static uint32_t sr_ifname_mtu(const char *name)
+{
+	struct ifreq ifr = { 0 };
+	int fd, ok;
+
+	if (strlen(name) >= sizeof(ifr.ifr_name))
+		return 0;
+	strcpy(ifr.ifr_name, name);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	ok = ioctl(fd, SIOCGIFMTU, &ifr) == 0;
+	close(fd);
+	return ok && ifr.ifr_mtu > 0 ? (uint32_t)ifr.ifr_mtu : 0;
+}
+
+uint32_t sr_pmd_config_mtu_limit(const struct sr_pmd_config *cfg,
+				 const char **why)
+{
+	const char *iface = strstr(cfg->port, ",iface=");
+	uint32_t lim = 0, kmtu = 0;
+
+	if (strncmp(cfg->port, "net_af_packet", 13) == 0) {
+		uint32_t slot = sr_pmd_config_devarg(cfg->port, "framesz",
+						     SR_PMD_AF_PACKET_FRAMESZ);
+
+		if (slot > SR_PMD_AF_PACKET_HDR + SR_PMD_L2_OVERHEAD) {
+			lim = slot - SR_PMD_AF_PACKET_HDR - SR_PMD_L2_OVERHEAD;
+			*why = "af_packet's framesz; give the port a larger one";
+		}
+	}
+	if (iface != NULL) {
+		char name[IF_NAMESIZE] = "";
+		size_t n = strcspn(iface + 7, ",");
+
+		if (n < sizeof(name)) {
+			memcpy(name, iface + 7, n);
+			kmtu = sr_ifname_mtu(name);
+		}
+	}
+	if (kmtu != 0 && (lim == 0 || kmtu < lim)) {
+		lim = kmtu;
+		*why = "the interface's MTU; raise it for more";
+	}
+	return lim;
 }
 
 int sr_pmd_config_claim_node(const char *run_dir, int *lock_fd)
@@ -778,7 +866,7 @@ int sr_pmd_config_load_path(struct sr_pmd_config *cfg, const char *path,
 		if (rc)
 			return rc;
 	}
-	rc = sr_pmd_config_memif_bsize(cfg, err, errlen);
+	rc = sr_pmd_config_port_buffers(cfg, err, errlen);
 	if (rc)
 		return rc;
 	if (cfg->port[0] == '\0') {

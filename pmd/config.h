@@ -116,17 +116,39 @@ int sr_pmd_config_load_path(struct sr_pmd_config *cfg, const char *path,
 			    int *lock_fd, char *err, size_t errlen);
 
 /*
- * A net_memif port carries each frame in one buffer of bsize bytes; longer
- * frames would be chained over several descriptors, which DPDK 22.11's
- * memif corrupts under load (its rings replay stale descriptors).  So for
- * a memif port without its own bsize= and an MTU whose frames exceed the
- * 2 KiB default, append bsize= the frame rounded up to 1 KiB.  Called by
- * sr_pmd_config_load().  0 or -EINVAL (the port string would not fit).
+ * Ports whose buffers have a size of their own get one that carries the
+ * MTU's frames, unless the port string sets it:
+ * - net_memif carries each frame in one buffer of bsize bytes; longer
+ *   frames would be chained over several descriptors, which DPDK 22.11's
+ *   memif corrupts under load (its rings replay stale descriptors): bsize=
+ *   the frame rounded up to 1 KiB.
+ * - net_af_packet copies each frame into a ring slot of framesz bytes
+ *   (2048 by default, 32 of them its own header) and drops longer ones:
+ *   framesz= and blocksz= the next power of two that holds the frame (so
+ *   mtu = 9000 takes 16 KiB slots).  A port string with a smaller framesz
+ *   gets its MTU clamped instead (port.c).
+ * Called by sr_pmd_config_load().  0 or -EINVAL (the port string would
+ * not fit).
  */
-int sr_pmd_config_memif_bsize(struct sr_pmd_config *cfg, char *err,
-			      size_t errlen);
+int sr_pmd_config_port_buffers(struct sr_pmd_config *cfg, char *err,
+			       size_t errlen);
+
+/*
+ * The largest IP MTU the configured port can carry, 0 when it sets none:
+ * an af_packet port's ring slot (framesz), and the kernel's MTU of the
+ * interface a port names with iface= (af_packet, tap, af_xdp).  *why says
+ * which, for a message.  The shim reports it before the port is up.
+ */
+uint32_t sr_pmd_config_mtu_limit(const struct sr_pmd_config *cfg,
+				 const char **why);
+/* The value of a numeric devarg ("framesz") of a port string, or def. */
+uint32_t sr_pmd_config_devarg(const char *port, const char *key, uint32_t def);
 
 #define SR_PMD_MEMIF_BSIZE_DEFAULT 2048
+/* net_af_packet's default ring slot and the part of it that is its header
+ * (TPACKET2_HDRLEN less the sockaddr_ll it leaves to data). */
+#define SR_PMD_AF_PACKET_FRAMESZ 2048
+#define SR_PMD_AF_PACKET_HDR 32
 /*
  * The default link's ring: 512 slots of a jumbo frame (4.6 MiB) rather
  * than memif's 1024 (9.2 MiB).  The sender's copy into the ring is most of

@@ -15,7 +15,6 @@
 
 #include "node_priv.h"
 
-#define SR_NODE_PUBLISH_NS  (5ull * 1000 * 1000)   /* counters every 5 ms */
 #define SR_NODE_BUDGET      64
 #define SR_NODE_NAP_NS      20000
 #define SR_NODE_YIELD_SPINS 32       /* idle rounds between yields */
@@ -28,16 +27,8 @@ static int sr_node_engine_poll(void *ctx, unsigned int lane,
 	struct sr_node *node = ctx;
 	unsigned int work = sr_dev_poll_shard(node->dev, node->budget, lane,
 					      nlanes);
-	uint64_t now = sr_pmd_now_ns(node->pmd);
 
-	if ((int64_t)(now - __atomic_load_n(&node->next_publish_ns,
-					    __ATOMIC_RELAXED)) >= 0 &&
-	    pthread_mutex_trylock(&node->stats_lock) == 0) {
-		__atomic_store_n(&node->next_publish_ns, now + SR_NODE_PUBLISH_NS,
-				 __ATOMIC_RELAXED);
-		sr_node_publish_locked(node);
-		pthread_mutex_unlock(&node->stats_lock);
-	}
+	sr_xstats_poll(&node->xstats, sr_pmd_now_ns(node->pmd));
 	return (int)work;
 }
 
@@ -98,6 +89,7 @@ static int sr_node_wire(struct sr_node *node,
 		snprintf(err, errlen, "cannot create the transport device");
 		return -ENOMEM;
 	}
+	sr_xstats_init(&node->xstats, node->pmd, node->dev);
 	sr_pmd_set_rx_handler(node->pmd, sr_dev_rx_burst, node->dev);
 	rc = sr_pmd_engine_register(node->pmd, sr_node_engine_poll, node);
 	if (rc) {
@@ -124,11 +116,11 @@ static void sr_node_free(struct sr_node *node)
 		sr_pmd_engine_unregister(node->pmd, sr_node_engine_poll, node);
 		sr_pmd_set_rx_handler(node->pmd, NULL, NULL);
 	}
+	sr_xstats_fini(&node->xstats);
 	sr_dev_destroy(node->dev);
 	sr_pmd_dev_destroy(node->pmd);
 	if (node->own_mr)
 		sr_mr_dev_destroy(node->mr);
-	pthread_mutex_destroy(&node->stats_lock);
 	free(node);
 }
 
@@ -148,7 +140,6 @@ int sr_node_create(const struct sr_pmd_config *cfg, int lock_fd,
 		rc = -ENOMEM;
 		goto out_close_lock;
 	}
-	pthread_mutex_init(&node->stats_lock, NULL);
 	node->dedicated = cfg->mode == SR_PMD_MODE_DEDICATED;
 	node->budget = params->poll_budget ? params->poll_budget : SR_NODE_BUDGET;
 	node->own_mr = params->mr == NULL;
@@ -208,7 +199,6 @@ int sr_node_close(struct sr_node *node)
 		return -EBUSY;
 	if (node->dedicated)
 		sr_pmd_stop(node->pmd);
-	sr_node_stats_publish(node);
 	sr_node_free(node);
 	return 0;
 }
@@ -248,4 +238,21 @@ enum sr_mtu sr_node_path_mtu(const struct sr_node *node)
 	while (m < SR_MTU_4096 && sr_mtu_bytes(m + 1) <= bytes)
 		m++;
 	return m;
+}
+
+/* ---- the stats file (xstats.h) ---- */
+
+int sr_node_qp_attach(struct sr_node *node, struct sr_qp *qp)
+{
+	return sr_xstats_qp_attach(&node->xstats, qp);
+}
+
+void sr_node_qp_detach(struct sr_node *node, struct sr_qp *qp)
+{
+	sr_xstats_qp_detach(&node->xstats, qp);
+}
+
+void sr_node_stats_publish(struct sr_node *node)
+{
+	sr_xstats_publish(&node->xstats);
 }

@@ -120,6 +120,9 @@ void sr_node_qp_detach(struct sr_node *node, struct sr_qp *qp);
  */
 int sr_node_sgid_index(const struct sr_node *node, const uint8_t dgid[16]);
 
+/* Is gid one of this node's own addresses (a loopback peer)? */
+bool sr_node_gid_is_local(const struct sr_node *node, const uint8_t gid[16]);
+
 /* Our GID at index.  0 or -EINVAL (past the table or a hole). */
 int sr_node_gid(const struct sr_node *node, unsigned int index,
 		uint8_t gid[16]);

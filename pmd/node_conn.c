@@ -83,6 +83,11 @@ int sr_node_resolve(struct sr_node *node, const uint8_t ip[16], uint8_t mac[6],
 	return r.rc;
 }
 
+bool sr_node_gid_is_local(const struct sr_node *node, const uint8_t gid[16])
+{
+	return sr_gid_find(sr_pmd_gids(node->pmd), gid) >= 0;
+}
+
 int sr_node_av(struct sr_node *node, const uint8_t dgid[16], struct sr_av *av,
 	       uint32_t timeout_ms)
 {

@@ -13,11 +13,7 @@
 
 #include "counters.h"
 #include "node.h"
-
-struct sr_node_qp {
-	struct sr_qp *qp;
-	struct sr_stats_qp *slot;
-};
+#include "xstats.h"
 
 struct sr_node {
 	struct sr_pmd_dev *pmd;
@@ -26,15 +22,8 @@ struct sr_node {
 	bool dedicated;
 	bool own_mr;                  /* the node made mr: it destroys it */
 	unsigned int budget;
-	/* Attached QPs and the stats file's transport part: one writer. */
-	pthread_mutex_t stats_lock;
-	uint64_t next_publish_ns;
-	unsigned int nqps;
-	struct sr_node_qp qps[SR_STATS_QP_SLOTS];
+	struct sr_xstats xstats;      /* the stats file's transport part */
 };
-
-/* node_stats.c: copy the transport's counters in (stats_lock held). */
-void sr_node_publish_locked(struct sr_node *node);
 
 /*
  * node.c: wait a moment — progress (inline; with nap, sleep a little after

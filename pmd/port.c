@@ -68,6 +68,17 @@ static bool sr_port_is_soft(const struct rte_eth_dev_info *info)
 }
 
 /*
+ * net_af_packet says 1518 bytes (DPDK 22.11) and ethdev holds it to that,
+ * but it carries what its ring slot and the kernel's interface carry; and
+ * setting its MTU sets the kernel interface's.  The kernel's MTU is the
+ * one that counts, and sroce leaves it alone.
+ */
+static bool sr_port_mtu_is_kernel(const struct rte_eth_dev_info *info)
+{
+	return strcmp(info->driver_name, "net_af_packet") == 0;
+}
+
+/*
  * The IP MTU the device uses (*mtu) and the one the port is configured
  * with (*port_mtu): the configured MTU within the port's limits, or the
  * port's own.
@@ -77,7 +88,8 @@ static void sr_port_pick_mtu(const struct sr_pmd_dev *dev,
 			     uint32_t *mtu, uint32_t *port_mtu)
 {
 	uint16_t cur = RTE_ETHER_MTU;
-	uint32_t want = dev->cfg.mtu, lim = want;
+	uint32_t want = dev->cfg.mtu, lim = want, cap;
+	const char *why;
 
 	if (want == 0) {
 		if (rte_eth_dev_get_mtu(dev->port_id, &cur) != 0)
@@ -90,16 +102,55 @@ static void sr_port_pick_mtu(const struct sr_pmd_dev *dev,
 	    lim + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN > info->max_rx_pktlen)
 		lim = info->max_rx_pktlen - RTE_ETHER_HDR_LEN -
 		      RTE_ETHER_CRC_LEN;
+	/* what the ring slot and the kernel's interface carry (config.h) */
+	cap = sr_pmd_config_mtu_limit(&dev->cfg, &why);
+	if (cap != 0 && lim > cap)
+		lim = cap;
 	if (lim < info->min_mtu)
 		lim = info->min_mtu;
 	*port_mtu = lim;
-	*mtu = sr_port_is_soft(info) ? want : lim;
+	if (sr_port_is_soft(info))
+		*mtu = want;
+	else if (sr_port_mtu_is_kernel(info))
+		*mtu = cap != 0 && want > cap ? cap : want;
+	else
+		*mtu = lim;
 }
 
-static int sr_port_pool(struct sr_pmd_dev *dev, char *err, size_t errlen)
+/*
+ * The device advertises only what its port carries (sr_port_pick_mtu):
+ * one that advertised path MTU 4096 on a 1500-byte veth sent nothing and
+ * dropped rxe's 4 KiB WRITEs.  One line says when the configured MTU was
+ * not had, and why.
+ */
+static void sr_port_say_mtu(const struct sr_pmd_dev *dev)
+{
+	const char *why = "the port's limit";
+	uint32_t cap = sr_pmd_config_mtu_limit(&dev->cfg, &why);
+
+	if (cap == 0 || cap > dev->mtu)
+		why = "the port's limit";
+	if (dev->cfg.mtu != 0 && dev->mtu < dev->cfg.mtu)
+		fprintf(stderr,
+			"sroce: port '%s' carries an IP MTU of %u (%s), not the %u configured\n",
+			dev->dev_name, dev->mtu, why, dev->cfg.mtu);
+}
+
+static int sr_port_pool(struct sr_pmd_dev *dev, const char *driver,
+			char *err, size_t errlen)
 {
 	char name[RTE_MEMPOOL_NAMESIZE];
 	uint32_t room = dev->max_frame;
+
+	/* af_packet refuses an RX queue whose slot would not fit an mbuf */
+	if (strcmp(driver, "net_af_packet") == 0) {
+		uint32_t slot = sr_pmd_config_devarg(dev->cfg.port, "framesz",
+						     SR_PMD_AF_PACKET_FRAMESZ);
+
+		if (slot > SR_PMD_AF_PACKET_HDR &&
+		    room < slot - SR_PMD_AF_PACKET_HDR)
+			room = slot - SR_PMD_AF_PACKET_HDR;
+	}
 
 	if (room < SR_PORT_MIN_ROOM)
 		room = SR_PORT_MIN_ROOM;
@@ -270,18 +321,20 @@ int sr_port_setup(struct sr_pmd_dev *dev, char *err, size_t errlen)
 	}
 	sr_port_pick_mtu(dev, &info, &dev->mtu, &port_mtu);
 	dev->max_frame = dev->mtu + RTE_ETHER_HDR_LEN + RTE_VLAN_HLEN;
-	rc = sr_port_pool(dev, err, errlen);
+	rc = sr_port_pool(dev, info.driver_name, err, errlen);
 	if (rc)
 		return rc;
 	rc = sr_port_queues(dev, &info, port_mtu, err, errlen);
 	if (rc)
 		return rc;
 	/* Not every PMD applies rxmode.mtu; ask again, then believe the port. */
-	rte_eth_dev_set_mtu(dev->port_id, (uint16_t)port_mtu);
-	if (!sr_port_is_soft(&info) &&
+	if (!sr_port_mtu_is_kernel(&info))
+		rte_eth_dev_set_mtu(dev->port_id, (uint16_t)port_mtu);
+	if (!sr_port_is_soft(&info) && !sr_port_mtu_is_kernel(&info) &&
 	    rte_eth_dev_get_mtu(dev->port_id, &mtu) == 0 && mtu &&
 	    mtu < dev->mtu)
 		dev->mtu = mtu;
+	sr_port_say_mtu(dev);
 	dev->path_mtu = sr_pmd_path_mtu(dev->mtu);
 	sr_port_mac(dev);
 	rc = sr_port_start(dev, &info);

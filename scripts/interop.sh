@@ -41,4 +41,15 @@ RXEVM=$rxevm meson test -C "$build" --suite interop --print-errorlogs || rc=$?
 echo
 echo "interop: sroce against Linux rdma_rxe ($(($(date +%s) - start)) s)"
 cat "$build"/interop/results-*.txt 2>/dev/null || true
+# The Markdown table of docs/interop-results.md, written from this run's results.
+if ls "$build"/interop/results-*.txt >/dev/null 2>&1; then
+	{
+		echo "# Interop results: sroce against Linux rdma_rxe"
+		echo
+		echo "Written by \`scripts/interop.sh\` ($(date -u +%Y-%m-%d), sroce $(git rev-parse --short HEAD 2>/dev/null || echo '?'), suite $(($(date +%s) - start)) s). What each column means: [interop.md](interop.md)."
+		echo
+		python3 tests/interop/interop.py --build "$build" --table "$build"/interop/results-*.txt
+	} >"$build/interop/results.md" 2>&1 || true
+	echo "interop: table in $build/interop/results.md (docs/interop-results.md is a copy of it)"
+fi
 exit $rc

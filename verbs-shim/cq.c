@@ -159,10 +159,17 @@ int ibv_destroy_cq(struct ibv_cq *cq)
 
 int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 {
+	struct sr_ibv_cq *w;
+	int rc;
+
 	if (cq == NULL || cqe <= 0)
 		return EINVAL;
-	/* A CQ keeps its size; asking for no more than it has is a no-op. */
-	return cqe <= cq->cqe ? 0 : EOPNOTSUPP;
+	w = sr_cq_of(cq);
+	rc = sr_cq_resize(w->cq, (uint32_t)cqe);
+	if (rc)
+		return sr_ibv_err(rc);
+	cq->cqe = (int)sr_cq_depth(w->cq);
+	return 0;
 }
 
 int sr_ibv_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)

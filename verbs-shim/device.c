@@ -12,6 +12,7 @@
  * MAC is known only from the port.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,25 +148,40 @@ static int sr_ibv_cfg_load(struct sr_ibv_dev *d, char *err, size_t errlen)
 
 static int sr_ibv_dev_poll(void *arg, unsigned int lane, unsigned int nlanes)
 {
-	return (int)sr_dev_poll_shard(arg, 64, lane, nlanes);
+	struct sr_ibv_rt *rt = arg;
+	int work = (int)sr_dev_poll_shard(rt->dev, 64, lane, nlanes);
+
+	sr_xstats_poll(&rt->xstats, sr_pmd_now_ns(rt->pmd));
+	return work;
+}
+
+/* The port, with rt->lock held: 0 or -errno (said on stderr). */
+static int sr_ibv_pmd_up(struct sr_ibv_rt *rt)
+{
+	char err[SR_CONFIG_ERR_MAX] = "";
+	int rc;
+
+	if (rt->pmd != NULL)
+		return 0;
+	rc = sr_pmd_dev_create(&rt->cfg, rt->lock_fd, &rt->pmd, err,
+			       sizeof(err));
+	if (rc) {
+		fprintf(stderr, "sroce: %s\n", err);
+		return rc;
+	}
+	rt->lock_fd = -1;            /* the pmd device owns it now */
+	return 0;
 }
 
 int sr_ibv_rt_up(struct sr_ibv_rt *rt)
 {
-	char err[SR_CONFIG_ERR_MAX] = "";
 	struct sr_dev_config dc = { 0 };
-	int rc = 0;
+	int rc;
 
 	pthread_mutex_lock(&rt->lock);
-	if (rt->pmd == NULL) {
-		rc = sr_pmd_dev_create(&rt->cfg, rt->lock_fd, &rt->pmd, err,
-				       sizeof(err));
-		if (rc) {
-			fprintf(stderr, "sroce: %s\n", err);
-			goto out_unlock;
-		}
-		rt->lock_fd = -1;            /* the pmd device owns it now */
-	}
+	rc = sr_ibv_pmd_up(rt);
+	if (rc)
+		goto out_unlock;
 	if (rt->dev == NULL && rt->mr != NULL) {
 		dc.link_ops = sr_pmd_link_ops();
 		dc.link = sr_pmd_link(rt->pmd);
@@ -183,8 +199,9 @@ int sr_ibv_rt_up(struct sr_ibv_rt *rt)
 			rc = -ENOMEM;
 			goto out_unlock;
 		}
+		sr_xstats_init(&rt->xstats, rt->pmd, rt->dev);
 		sr_pmd_set_rx_handler(rt->pmd, sr_dev_rx_burst, rt->dev);
-		rc = sr_pmd_engine_register(rt->pmd, sr_ibv_dev_poll, rt->dev);
+		rc = sr_pmd_engine_register(rt->pmd, sr_ibv_dev_poll, rt);
 		if (rc)
 			goto out_unlock;
 		if (rt->cfg.mode == SR_PMD_MODE_DEDICATED)
@@ -222,7 +239,8 @@ int sr_ibv_rt_get(struct sr_ibv_dev *d)
 	pthread_mutex_lock(&rt->lock);
 	if (rt->refs++ > 0)
 		goto out_unlock;
-	rc = sr_ibv_cfg_load(d, err, sizeof(err));
+	/* a port kept from an earlier open keeps its configuration (put) */
+	rc = rt->pmd != NULL ? 0 : sr_ibv_cfg_load(d, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "sroce: %s\n", err);
 		goto out_unref;
@@ -235,10 +253,11 @@ int sr_ibv_rt_get(struct sr_ibv_dev *d)
 	if (rt->cfg.has_mac) {
 		memcpy(rt->mac, rt->cfg.mac, sizeof(rt->mac));
 	} else {
-		/* The MAC is the port's own: the port must come up now. */
-		pthread_mutex_unlock(&rt->lock);
-		rc = sr_ibv_rt_up(rt);
-		pthread_mutex_lock(&rt->lock);
+		/*
+		 * The MAC is the port's own: the port comes up now (the
+		 * transport later, once the GIDs, made from it, are known).
+		 */
+		rc = sr_ibv_pmd_up(rt);
 		if (rc)
 			goto out_destroy_mr;
 		sr_pmd_mac(rt->pmd, rt->mac);
@@ -264,6 +283,15 @@ out_unlock:
 	return rc;
 }
 
+/*
+ * The last context closed: the transport and the MR engine go, the port
+ * stays until the process exits (sr_ibv_fini).  A process may open the
+ * device again any number of times (rdma-core's tests do), and DPDK
+ * 22.11's memif keeps a closed server port's listening socket until an
+ * event wakes its interrupt thread, so the same port could not be made
+ * again; and the port's default-link node stays this process's, as the
+ * configuration said when it was first opened.
+ */
 void sr_ibv_rt_put(struct sr_ibv_dev *d)
 {
 	struct sr_ibv_rt *rt = &d->rt;
@@ -279,19 +307,31 @@ void sr_ibv_rt_put(struct sr_ibv_dev *d)
 	if (rt->pmd && rt->cfg.mode == SR_PMD_MODE_DEDICATED)
 		sr_pmd_stop(rt->pmd);
 	if (rt->pmd && rt->dev) {
-		sr_pmd_engine_unregister(rt->pmd, sr_ibv_dev_poll, rt->dev);
+		sr_pmd_engine_unregister(rt->pmd, sr_ibv_dev_poll, rt);
 		sr_pmd_set_rx_handler(rt->pmd, NULL, NULL);
 	}
+	sr_xstats_fini(&rt->xstats);
 	sr_dev_destroy(rt->dev);
 	rt->dev = NULL;
-	sr_pmd_dev_destroy(rt->pmd);
-	rt->pmd = NULL;
 	sr_mr_dev_destroy(rt->mr);
 	rt->mr = NULL;
 	if (rt->lock_fd >= 0)
 		close(rt->lock_fd);
 	rt->lock_fd = -1;
 	pthread_mutex_unlock(&rt->lock);
+}
+
+/* Process exit: the ports of devices no context holds any more. */
+__attribute__((destructor)) static void sr_ibv_fini(void)
+{
+	for (unsigned int i = 0; i < sr_ndevs; i++) {
+		struct sr_ibv_rt *rt = &sr_devs[i].rt;
+
+		if (rt->refs == 0 && rt->pmd != NULL) {
+			sr_pmd_dev_destroy(rt->pmd);
+			rt->pmd = NULL;
+		}
+	}
 }
 
 /* ---- contexts ---- */
@@ -318,14 +358,25 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	ctx->d = d;
 	ctx->rt = &d->rt;
 	ctx->vctx.context.device = device;
-	ctx->vctx.context.cmd_fd = -1;
+	/*
+	 * No kernel command channel, but a real descriptor: programs poll,
+	 * fstat and close it (rdma-core's tests); importing a context from
+	 * it is EOPNOTSUPP (below).
+	 */
+	ctx->vctx.context.cmd_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (ctx->vctx.context.cmd_fd < 0) {
+		rc = -errno;
+		goto out_put;
+	}
 	ctx->vctx.context.num_comp_vectors = 1;
 	pthread_mutex_init(&ctx->vctx.context.mutex, NULL);
 	rc = sr_ibv_async_init(ctx);
 	if (rc)
-		goto out_put;
+		goto out_close_cmd;
 	sr_ibv_ctx_ops_init(ctx);
 	return &ctx->vctx.context;
+out_close_cmd:
+	close(ctx->vctx.context.cmd_fd);
 out_put:
 	sr_ibv_rt_put(d);
 out_free:
@@ -342,6 +393,7 @@ int ibv_close_device(struct ibv_context *context)
 		return EINVAL;
 	ctx = sr_ctx(context);
 	sr_ibv_async_fini(ctx);
+	close(context->cmd_fd);
 	sr_ibv_rt_put(ctx->d);
 	pthread_mutex_destroy(&context->mutex);
 	free(ctx);

@@ -55,6 +55,17 @@ int sr_ibv_access_to_sr(unsigned int ibv, uint32_t *out)
 	return 0;
 }
 
+int sr_ibv_mw_access_to_sr(unsigned int ibv, uint32_t *out)
+{
+	/*
+	 * A window's rights are remote rights: a local-write bit adds
+	 * nothing and mlx5 and rxe take it (rdma-core's tests pass it), so
+	 * it is dropped, where the engine (and NDK's Bind) refuses it.
+	 */
+	return sr_ibv_access_to_sr(ibv & ~(unsigned int)IBV_ACCESS_LOCAL_WRITE,
+				   out);
+}
+
 unsigned int sr_ibv_access_from_sr(uint32_t sr)
 {
 	unsigned int ibv = 0;

@@ -66,6 +66,18 @@ static struct sr_pd *sr_pd_of(struct ibv_pd *pd)
 
 /* ---- MR ---- */
 
+/*
+ * The rkey verbs reports: the region's key even without remote access, as
+ * mlx5 and rxe report one key for both (a remote request with it is still
+ * refused: the access rights are checked, a Remote Access Error).
+ */
+static uint32_t sr_ibv_rkey(const struct sr_mr *mr)
+{
+	uint32_t k = sr_mr_rkey(mr);
+
+	return k ? k : sr_mr_lkey(mr);
+}
+
 static void sr_ibv_mr_fill(struct sr_ibv_mr *m, struct ibv_pd *pd, void *addr,
 			   size_t length)
 {
@@ -75,7 +87,7 @@ static void sr_ibv_mr_fill(struct sr_ibv_mr *m, struct ibv_pd *pd, void *addr,
 	m->ibmr.length = length;
 	m->ibmr.handle = sr_mr_lkey(m->mr);
 	m->ibmr.lkey = sr_mr_lkey(m->mr);
-	m->ibmr.rkey = sr_mr_rkey(m->mr);
+	m->ibmr.rkey = sr_ibv_rkey(m->mr);
 }
 
 struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
@@ -195,7 +207,8 @@ int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
 		src.virt.addr = addr;
 		src.virt.length = length;
 	}
-	rc = sr_mr_rereg(m->mr, sr_flags,
+	/* the keys stay, as on mlx5 and rxe */
+	rc = sr_mr_rereg(m->mr, sr_flags | SR_REREG_KEEP_KEYS,
 			 (sr_flags & SR_REREG_PD) ? sr_pd_of(pd) : NULL,
 			 (sr_flags & SR_REREG_TRANS) ? &src : NULL, sr_access);
 	if (rc) {
@@ -209,7 +222,7 @@ int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
 		mr->length = length;
 	}
 	mr->lkey = sr_mr_lkey(m->mr);
-	mr->rkey = sr_mr_rkey(m->mr);
+	mr->rkey = sr_ibv_rkey(m->mr);
 	mr->handle = mr->lkey;
 	return 0;
 }

@@ -96,7 +96,7 @@ static int sr_ibv_send_wr_to_sr(const struct ibv_send_wr *in,
 		uint32_t acc = 0;
 
 		if (in->bind_mw.mw == NULL ||
-		    sr_ibv_access_to_sr(b->mw_access_flags, &acc))
+		    sr_ibv_mw_access_to_sr(b->mw_access_flags, &acc))
 			return -EINVAL;
 		o->wr.bind_mw.mw =
 			sr_container_of(in->bind_mw.mw, struct sr_ibv_mw, ibmw)->mw;

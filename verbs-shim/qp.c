@@ -114,6 +114,8 @@ struct ibv_qp *sr_ibv_create_qp_ex(struct ibv_context *c,
 		errno = sr_ibv_err(rc);
 		goto out_fini_ex;
 	}
+	/* sroce-stat -q shows it (no slot left: the device's sums only) */
+	(void)sr_xstats_qp_attach(&ctx->rt->xstats, w->qp);
 	a->cap.max_send_wr = init.cap.max_send_wr;
 	a->cap.max_recv_wr = init.cap.max_recv_wr;
 	a->cap.max_send_sge = init.cap.max_send_sge;
@@ -326,6 +328,7 @@ int ibv_destroy_qp(struct ibv_qp *qp)
 	if (qp == NULL)
 		return EINVAL;
 	w = sr_qp_of(qp);
+	sr_xstats_qp_detach(&w->rt->xstats, w->qp);
 	rc = sr_qp_destroy(w->qp);
 	if (rc)
 		return sr_ibv_err(rc);

@@ -126,7 +126,8 @@ int sr_ibv_query_port_ex(struct ibv_context *c, uint8_t port,
 {
 	struct sr_ibv_rt *rt = sr_ctx(c)->rt;
 	struct ibv_port_attr a;
-	uint32_t mtu;
+	const char *why;
+	uint32_t mtu, lim;
 
 	if (port != SR_IBV_PORT || attr == NULL)
 		return EINVAL;
@@ -136,7 +137,14 @@ int sr_ibv_query_port_ex(struct ibv_context *c, uint8_t port,
 	a.state = IBV_PORT_ACTIVE;
 	a.phys_state = 5;                   /* LinkUp */
 	a.max_mtu = IBV_MTU_4096;
-	mtu = sr_pmd_path_mtu(rt->cfg.mtu ? rt->cfg.mtu : 1500);
+	/* what the port carries: the device's own once up, else foreseen */
+	if (rt->pmd != NULL) {
+		mtu = sr_pmd_path_mtu_of(rt->pmd);
+	} else {
+		mtu = rt->cfg.mtu ? rt->cfg.mtu : 1500;
+		lim = sr_pmd_config_mtu_limit(&rt->cfg, &why);
+		mtu = sr_pmd_path_mtu(lim && lim < mtu ? lim : mtu);
+	}
 	a.active_mtu = sr_ibv_mtu_enum(mtu ? mtu : 1024);
 	a.gid_tbl_len = (int)rt->gids.n;
 	a.port_cap_flags = IBV_PORT_CM_SUP;

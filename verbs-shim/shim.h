@@ -37,6 +37,7 @@
 #include "core/dev.h"
 #include "gid.h"
 #include "mr/mr.h"
+#include "xstats.h"
 #include "qp/wr.h"
 
 struct sr_pmd_dev;
@@ -69,6 +70,7 @@ struct sr_ibv_rt {
 	/* Brought up by sr_ibv_rt_up(); NULL until then. */
 	struct sr_pmd_dev *pmd;
 	struct sr_dev *dev;
+	struct sr_xstats xstats;          /* dev's counters for sroce-stat */
 	/* Helper progress thread (progress.c). */
 	pthread_t helper;
 	bool helper_started;
@@ -221,6 +223,8 @@ int sr_ibv_err(int rc);
 
 /* Access flags (flags.c): 0 or -EINVAL for a flag sroce lacks. */
 int sr_ibv_access_to_sr(unsigned int ibv, uint32_t *out);
+/* The same for a memory window's rights (mw_access_flags). */
+int sr_ibv_mw_access_to_sr(unsigned int ibv, uint32_t *out);
 unsigned int sr_ibv_access_from_sr(uint32_t sr);
 
 /* Inline progress on a runtime that is up (progress.c). */

@@ -210,7 +210,7 @@ static void sr_wr_bind_mw(struct ibv_qp_ex *q, struct ibv_mw *mw,
 	uint32_t acc;
 
 	if (mw == NULL || bi == NULL ||
-	    sr_ibv_access_to_sr(bi->mw_access_flags, &acc)) {
+	    sr_ibv_mw_access_to_sr(bi->mw_access_flags, &acc)) {
 		sr_wr_error(q, EINVAL);
 		return;
 	}

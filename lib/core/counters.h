@@ -50,9 +50,11 @@
 	X(BAD_STATE_DROP, "packets for a QP in a state that drops them")    \
 	X(OPCODE_DROP, "opcodes the QP type does not carry")                \
 	X(PKEY_DROP, "packets with a P_Key that does not match")            \
+	X(ADDR_DROP, "RC/UC packets from or to an address not the QP's path") \
 	X(FLUSHED, "work requests flushed by ERR")                          \
 	X(CQ_OVERFLOW, "completions lost to a full CQ")                     \
 	X(UNKNOWN_QP, "packets for a QP that does not exist")               \
+	X(MGMT_QP_DROP, "packets for QP0/QP1 (no management QP here)")      \
 	X(CE_RCVD, "packets received marked CE (congestion experienced)")   \
 	X(CNP_SENT, "CNPs sent (congestion notification point)")            \
 	X(CNP_RCVD, "CNPs received for an RC/UC QP (reaction point)")       \

@@ -77,6 +77,30 @@ static bool sr_tt_matches(enum sr_qp_type t, uint8_t opcode)
 	       (t == SR_QPT_UD && tt == SR_TT_UD);
 }
 
+/*
+ * A connected QP takes packets only from its peer: the IP source must be
+ * the address vector's destination GID and the IP destination the QP's
+ * own source GID (as rxe's check of the packet's addresses against the
+ * QP's path; IBA 9.6.1.1 leaves address checking of RoCE to the layer
+ * that maps GIDs to IP).  Without it a third party that learns a QPN and
+ * PSN could write into an MR or aim READ responses at the real peer.
+ * The source MAC is not checked: behind a router it is the router's.
+ */
+static bool sr_pkt_from_peer(const struct sr_dev *dev, const struct sr_qp *qp,
+			     const struct sr_pkt *pkt)
+{
+	const struct sr_av *av = &qp->attr.av;
+	const uint8_t *ip = pkt->frame + pkt->l3;
+	const uint8_t *sgid = dev->gid[av->sgid_index % SR_GID_TABLE_LEN];
+
+	if (pkt->ipv6)
+		return memcmp(ip + 8, av->dgid, 16) == 0 &&
+		       memcmp(ip + 24, sgid, 16) == 0;
+	return sr_gid_is_v4(av->dgid) && sr_gid_is_v4(sgid) &&
+	       memcmp(ip + 12, av->dgid + 12, 4) == 0 &&
+	       memcmp(ip + 16, sgid + 12, 4) == 0;
+}
+
 /* One frame, with the device lock held. */
 static void sr_dev_rx_one(struct sr_dev *dev, const uint8_t *frame,
 			  uint32_t len)
@@ -97,22 +121,32 @@ static void sr_dev_rx_one(struct sr_dev *dev, const uint8_t *frame,
 		return;
 	}
 	bth = sr_pkt_bth(&pkt);
+	if (sr_bth_dqpn(bth) <= 1) {
+		sr_dev_count(dev, SR_CNT_MGMT_QP_DROP, 1);
+		return;
+	}
 	qp = sr_dev_qp_lookup(dev, sr_bth_dqpn(bth));
 	if (qp == NULL) {
 		sr_dev_count(dev, SR_CNT_UNKNOWN_QP, 1);
 		return;
 	}
 	sr_qp_count(qp, SR_CNT_RX_PKTS, 1);
-	if (pkt.opcode == SR_OPCODE_CNP) {
-		sr_cc_rx_cnp(qp);
-		return;
-	}
-	if (!sr_tt_matches(qp->type, pkt.opcode)) {
+	if (pkt.opcode != SR_OPCODE_CNP && !sr_tt_matches(qp->type, pkt.opcode)) {
 		sr_qp_count(qp, SR_CNT_OPCODE_DROP, 1);
 		return;
 	}
 	if (!sr_pkey_match(sr_bth_pkey(bth), qp->attr.pkey)) {
 		sr_qp_count(qp, SR_CNT_PKEY_DROP, 1);
+		return;
+	}
+	if (qp->type != SR_QPT_UD && sr_qp_state_get(qp) >= SR_QPS_RTR &&
+	    !sr_pkt_from_peer(dev, qp, &pkt)) {
+		sr_qp_count(qp, SR_CNT_ADDR_DROP, 1);
+		return;
+	}
+	/* A CNP passes the P_Key and address checks: no third party slows a QP. */
+	if (pkt.opcode == SR_OPCODE_CNP) {
+		sr_cc_rx_cnp(qp);
 		return;
 	}
 	if (sr_pkt_ecn(&pkt) == SR_ECN_CE)

@@ -21,18 +21,24 @@
 /* Allowed in a fast-register request: everything but zero-based. */
 #define SR_FRMR_ACCESS (SR_ACCESS_ALL & ~SR_ACCESS_ZERO_BASED)
 
+uint32_t sr_frmr_max_pages(const struct sr_dev_limits *l)
+{
+	uint64_t span = (l->max_registration_size >> SR_PAGE_SHIFT) + 1;
+	uint64_t n = span > l->frmr_page_count ? span : l->frmr_page_count;
+
+	return n < SR_FRMR_MAX_PAGES ? (uint32_t)n : SR_FRMR_MAX_PAGES;
+}
+
 int sr_frmr_init(struct sr_mr *mr, uint32_t page_count, bool remote_access)
 {
 	struct sr_mr_slot *s = sr_mr_slot_(mr);
 	_Atomic uint64_t *arr, *old;
 	uint64_t bytes, old_bytes, w;
-	int rc;
 
 	if (mr == NULL || page_count == 0)
 		return -EINVAL;
-	rc = sr_dev_limit_check(&s->dev->limits, SR_LIMIT_ID_frmr_page_count, page_count);
-	if (rc != 0)
-		return rc;
+	if (page_count > sr_frmr_max_pages(&s->dev->limits))
+		return -E2BIG;
 
 	bytes = (uint64_t)page_count * sizeof(*arr);
 	sr_slot_lock(s);
@@ -108,21 +114,11 @@ static int sr_frmr_check_pages(const uint64_t *pages, uint32_t n)
 	return b ? -EFAULT : 0;
 }
 
-/* The request's checks, slot locked, in the order mr.h documents. */
-static int sr_frmr_check(const struct sr_mr_slot *s, uint64_t w, const struct sr_frmr_req *req)
+/* The checks of the request's own parameters (sr_frmr_check_params). */
+static int sr_frmr_check_req(const struct sr_mr_slot *s, const struct sr_frmr_req *req)
 {
-	uint32_t idx = sr_slot_index_(s);
 	uint64_t room;
 
-	if (SR_WORD_KIND(w) != SR_KIND_MR_FRMR || s->cap_pages == 0 ||
-	    SR_WORD_STATE(w) == SR_SLOT_VALID)
-		return -EPERM;
-	if (SR_WORD_STATE(w) == SR_SLOT_BUSY)
-		return -EBUSY;
-	if (req->pd != s->owner)
-		return -EACCES;
-	if ((req->key >> 8) != idx || ((req->key ^ SR_WORD_KEY(w)) & 0xffu) == 0)
-		return -EINVAL;
 	if ((req->access & ~SR_FRMR_ACCESS) != 0 ||
 	    ((req->access & SR_ACCESS_NEEDS_LOCAL_WRITE) && !(req->access & SR_ACCESS_LOCAL_WRITE)))
 		return -EINVAL;
@@ -138,6 +134,37 @@ static int sr_frmr_check(const struct sr_mr_slot *s, uint64_t w, const struct sr
 	if ((req->iova & SR_PAGE_MASK) != req->fbo || req->length > UINT64_MAX - req->iova)
 		return -EINVAL;
 	return sr_frmr_check_pages(req->pages, req->npages);
+}
+
+/* The request's checks, slot locked, in the order mr.h documents. */
+static int sr_frmr_check(const struct sr_mr_slot *s, uint64_t w, const struct sr_frmr_req *req)
+{
+	uint32_t idx = sr_slot_index_(s);
+
+	if (SR_WORD_KIND(w) != SR_KIND_MR_FRMR || s->cap_pages == 0 ||
+	    SR_WORD_STATE(w) == SR_SLOT_VALID)
+		return -EPERM;
+	if (SR_WORD_STATE(w) == SR_SLOT_BUSY)
+		return -EBUSY;
+	if (req->pd != s->owner)
+		return -EACCES;
+	if ((req->key >> 8) != idx || ((req->key ^ SR_WORD_KEY(w)) & 0xffu) == 0)
+		return -EINVAL;
+	return sr_frmr_check_req(s, req);
+}
+
+int sr_frmr_check_params(const struct sr_mr *mr, const struct sr_frmr_req *req)
+{
+	const struct sr_mr_slot *s;
+
+	if (mr == NULL || req == NULL)
+		return -EINVAL;
+	s = sr_mr_slot_(mr);
+	if (SR_WORD_KIND(sr_slot_word_(s)) != SR_KIND_MR_FRMR || s->cap_pages == 0)
+		return -EPERM;
+	if (req->pd != s->owner)
+		return -EACCES;
+	return sr_frmr_check_req(s, req);
 }
 
 int sr_frmr_fast_register(struct sr_mr_dev *d, struct sr_mr *mr, const struct sr_frmr_req *req)

@@ -70,6 +70,7 @@ enum sr_limit_class {
 #define SR_DEFAULT_ADAPTER_FLAGS                                             \
 	(SR_ADAPTER_FLAG_IN_ORDER_DMA_SUPPORTED |                            \
 	 SR_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED |                       \
+	 SR_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED |                               \
 	 SR_ADAPTER_FLAG_LOOPBACK_CONNECTIONS_SUPPORTED)
 
 /*

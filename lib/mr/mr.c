@@ -247,7 +247,8 @@ static int sr_mr_rereg_allowed(const struct sr_mr_slot *s, uint64_t w)
 int sr_mr_rereg(struct sr_mr *mr, uint32_t flags, struct sr_pd *pd,
 		const struct sr_mr_src *src, uint32_t access)
 {
-	const uint32_t all = SR_REREG_TRANS | SR_REREG_PD | SR_REREG_ACCESS;
+	const uint32_t all = SR_REREG_TRANS | SR_REREG_PD | SR_REREG_ACCESS |
+			     SR_REREG_KEEP_KEYS;
 	struct sr_mr_slot *s = sr_mr_slot_(mr);
 	struct sr_xlate_built x = { .mem = NULL };
 	struct sr_pd *old_pd;
@@ -257,7 +258,8 @@ int sr_mr_rereg(struct sr_mr *mr, uint32_t flags, struct sr_pd *pd,
 	unsigned kind;
 	int rc;
 
-	if (mr == NULL || flags == 0 || (flags & ~all) != 0)
+	if (mr == NULL || (flags & ~SR_REREG_KEEP_KEYS) == 0 ||
+	    (flags & ~all) != 0)
 		return -EINVAL;
 
 	sr_slot_lock(s);
@@ -316,7 +318,8 @@ int sr_mr_rereg(struct sr_mr *mr, uint32_t flags, struct sr_pd *pd,
 		s->owner = pd;
 		SR_ST(s->pd, pd);
 	}
-	sr_slot_set(s, sr_slot_next_key_(s), kind, SR_SLOT_VALID);
+	sr_slot_set(s, (flags & SR_REREG_KEEP_KEYS) ? SR_WORD_KEY(w) :
+		    sr_slot_next_key_(s), kind, SR_SLOT_VALID);
 	sr_slot_unlock(s);
 
 	if (pd != old_pd)

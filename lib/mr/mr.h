@@ -221,16 +221,23 @@ int sr_mr_dereg(struct sr_mr *mr);
  */
 struct sr_mr *sr_mr_get_dma(struct sr_pd *pd, uint32_t access);
 
-/* sr_mr_rereg() flags: which parts change. */
+/* sr_mr_rereg() flags: which parts change, and whether the keys stay. */
 enum sr_rereg_flag {
 	SR_REREG_TRANS  = 1u << 0,
 	SR_REREG_PD     = 1u << 1,
 	SR_REREG_ACCESS = 1u << 2,
+	/*
+	 * Keep the keys (what ibv_rereg_mr does on mlx5 and rxe, and what
+	 * rdma-core's tests expect): a key then names the new registration.
+	 * Without it the key byte changes and the old keys stop working.
+	 */
+	SR_REREG_KEEP_KEYS = 1u << 3,
 };
 
 /*
  * Re-register: change translation, PD and/or access of a registered MR
- * in place; the key byte changes.  On failure the registration is
+ * in place; the key byte changes unless SR_REREG_KEEP_KEYS.  On failure
+ * the registration is
  * unchanged.  Waits for references.
  *   -EINVAL  no or unknown flags, a bad source or access as for
  *            sr_mr_register(), a PD of another device, ZERO_BASED changed
@@ -265,11 +272,22 @@ bool sr_mr_idle(const struct sr_mr *mr);          /* no reference held */
  * room for page_count pages; remote_access allows remote rights later.
  * May be repeated while the MR is FREE (waits for references).
  *   -EINVAL  page_count 0
- *   -E2BIG   page_count above the device's FRMRPageCount
+ *   -E2BIG   page_count above sr_frmr_max_pages()
  *   -EPERM   not a fast-register MR, or the MR is VALID
  *   -ENOMEM  no memory for the page array
  */
 int sr_frmr_init(struct sr_mr *mr, uint32_t page_count, bool remote_access);
+
+/* The most pages an FRMR takes, whatever the device's limits say. */
+#define SR_FRMR_MAX_PAGES (UINT32_C(1) << 20)
+
+/*
+ * The pages an FRMR may be initialised with: FRMRPageCount is the size
+ * "with the most FRMRs" (NDKPI), not a maximum, so as many as the largest
+ * registration spans (MaxRegistrationSize at any FBO), if that is more, up
+ * to SR_FRMR_MAX_PAGES (a page array of 8 MiB).
+ */
+uint32_t sr_frmr_max_pages(const struct sr_dev_limits *l);
 
 /* A fast-register work request (NdkFastRegister, IB_WR_REG_MR). */
 struct sr_frmr_req {
@@ -302,6 +320,15 @@ struct sr_frmr_req {
  *   -EFAULT  otherwise, any NULL page or page that wraps
  */
 int sr_frmr_fast_register(struct sr_mr_dev *d, struct sr_mr *mr, const struct sr_frmr_req *req);
+/*
+ * The checks of sr_frmr_fast_register() that need only the request and
+ * what the MR was initialised with (PD, rights, page count, FBO, length,
+ * base address, pages), not its state: what a consumer API returns from
+ * the posting call (NdkFastRegister), before the work request is queued.
+ * -EPERM not a fast-register MR or not initialised; -EACCES the PD; the
+ * rest as sr_frmr_fast_register().
+ */
+int sr_frmr_check_params(const struct sr_mr *mr, const struct sr_frmr_req *req);
 
 /* The QP number that matches any QP in sr_mr_invalidate_qp(). */
 #define SR_QPN_ANY UINT32_MAX
@@ -363,6 +390,13 @@ struct sr_mw_bind {
  *            the MR or wrapping
  */
 int sr_mw_bind(struct sr_mw *mw, const struct sr_mw_bind *b);
+/*
+ * The checks of sr_mw_bind() against the request and the region as it is
+ * now (rights, MW_BIND, range), not the window's state: what a consumer
+ * API returns from the posting call (NdkBind, IND2QueuePair::Bind).  An
+ * unbind passes.  Errors as sr_mw_bind().
+ */
+int sr_mw_bind_check_params(const struct sr_mw *mw, const struct sr_mw_bind *b);
 
 uint32_t sr_mw_rkey(const struct sr_mw *mw);
 uint32_t sr_mw_rkey_be(const struct sr_mw *mw);

@@ -133,6 +133,28 @@ static int sr_mw_bind_check_mr(const struct sr_mr_dev *d, const struct sr_mr_slo
 	return 0;
 }
 
+int sr_mw_bind_check_params(const struct sr_mw *mw, const struct sr_mw_bind *b)
+{
+	const struct sr_mr_slot *s, *ms;
+	uint64_t mw_word;
+	int rc;
+
+	if (mw == NULL || b == NULL)
+		return -EINVAL;
+	if (b->mr == NULL || b->length == 0)
+		return 0;                       /* an unbind */
+	s = sr_mw_slot_(mw);
+	if ((b->access & ~SR_MW_ACCESS) != 0 ||
+	    sr_mr_slot_(b->mr)->dev != s->dev)
+		return -EINVAL;
+	ms = sr_mr_slot_(b->mr);
+	sr_slot_lock((struct sr_mr_slot *)ms);
+	mw_word = sr_slot_word_(ms);
+	rc = sr_mw_bind_check_mr(s->dev, ms, mw_word, b);
+	sr_slot_unlock((struct sr_mr_slot *)ms);
+	return rc;
+}
+
 int sr_mw_bind(struct sr_mw *mw, const struct sr_mw_bind *b)
 {
 	struct sr_mr_slot *s = sr_mw_slot_(mw);

@@ -7,16 +7,21 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "mr/mr.h"
 #include "qp/qp_priv.h"
 
-#define SR_CQ_MAX_CQE (1u << 22)
+/* What ibv_query_device and NDK_ADAPTER_INFO advertise is the limit. */
+static bool sr_cq_size_ok(const struct sr_dev *dev, uint32_t cqe)
+{
+	return cqe != 0 && cqe <= sr_mr_dev_limits(sr_dev_mr(dev))->max_cq_depth;
+}
 
 struct sr_cq *sr_cq_create(struct sr_dev *dev, uint32_t cqe,
 			   sr_cq_notify_fn notify, void *notify_ctx)
 {
 	struct sr_cq *cq;
 
-	if (dev == NULL || cqe == 0 || cqe > SR_CQ_MAX_CQE)
+	if (dev == NULL || !sr_cq_size_ok(dev, cqe))
 		return NULL;
 	cq = sr_zalloc(sizeof(*cq));
 	if (cq == NULL)
@@ -50,6 +55,38 @@ int sr_cq_destroy(struct sr_cq *cq)
 	sr_lock_release(&dev->lock);
 	sr_ring_fini(&cq->ring);
 	free(cq);
+	return 0;
+}
+
+int sr_cq_resize(struct sr_cq *cq, uint32_t cqe)
+{
+	struct sr_ring nr, old;
+	uint32_t cons, n, i;
+
+	if (cq == NULL || !sr_cq_size_ok(cq->dev, cqe))
+		return -EINVAL;
+	if (sr_ring_init(&nr, cqe, cq->ring.stride) != 0)
+		return -ENOMEM;
+	/* the engine pushes under the device lock: hold it off meanwhile */
+	sr_lock_acquire(&cq->dev->lock);
+	cons = atomic_load_explicit(&cq->ring.cons, memory_order_relaxed);
+	n = atomic_load_explicit(&cq->ring.prod, memory_order_acquire) - cons;
+	if (n > nr.cap) {
+		sr_lock_release(&cq->dev->lock);
+		sr_ring_fini(&nr);
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++)
+		memcpy(sr_ring_slot(&nr, i), sr_ring_slot(&cq->ring, cons + i),
+		       cq->ring.stride);
+	old = cq->ring;
+	cq->ring.slots = nr.slots;
+	cq->ring.mask = nr.mask;
+	cq->ring.cap = nr.cap;
+	atomic_store_explicit(&cq->ring.cons, 0, memory_order_relaxed);
+	atomic_store_explicit(&cq->ring.prod, n, memory_order_release);
+	sr_lock_release(&cq->dev->lock);
+	sr_ring_fini(&old);
 	return 0;
 }
 

@@ -28,11 +28,21 @@ struct sr_cq;
 
 typedef void (*sr_cq_notify_fn)(struct sr_cq *cq, void *ctx);
 
-/* cqe: at least this many entries.  NULL: -EINVAL (0 or too big), no memory. */
+/*
+ * cqe: at least this many entries, at most the device's max_cq_depth
+ * (mr/limits.h).  NULL: 0 or too big, or no memory.
+ */
 struct sr_cq *sr_cq_create(struct sr_dev *dev, uint32_t cqe,
 			   sr_cq_notify_fn notify, void *notify_ctx);
 /* 0, -EBUSY (a QP or SRQ still uses it).  NULL is accepted. */
 int sr_cq_destroy(struct sr_cq *cq);
+/*
+ * Give the CQ room for at least cqe entries, keeping the completions it
+ * holds, in order.  The consumer thread, not while it polls elsewhere (as
+ * ibv_resize_cq).  0; -EINVAL: cqe 0, above max_cq_depth, or fewer than
+ * the completions it holds; -ENOMEM.
+ */
+int sr_cq_resize(struct sr_cq *cq, uint32_t cqe);
 
 /* Take up to n completions.  Returns how many.  Consumer thread. */
 int sr_cq_poll(struct sr_cq *cq, int n, struct sr_wc *wc);

@@ -168,12 +168,12 @@ struct sr_qp *sr_qp_create(struct sr_dev *dev, struct sr_qp_init_attr *init)
 	if (init->qp_type != SR_QPT_RC && init->qp_type != SR_QPT_UC &&
 	    init->qp_type != SR_QPT_UD)
 		return NULL;
-	if (cap->max_send_wr == 0 || cap->max_send_wr > SR_QP_MAX_WR ||
+	/* zero-sized queues are legal: a QP that only sends or only receives */
+	if (cap->max_send_wr > SR_QP_MAX_WR ||
 	    cap->max_recv_wr > SR_QP_MAX_WR ||
 	    cap->max_send_sge > SR_QP_MAX_SGE ||
 	    cap->max_recv_sge > SR_QP_MAX_SGE ||
-	    cap->max_inline_data > SR_QP_MAX_INLINE ||
-	    (init->srq == NULL && cap->max_recv_wr == 0))
+	    cap->max_inline_data > SR_QP_MAX_INLINE)
 		return NULL;
 	if (init->qp_type == SR_QPT_UC && init->srq != NULL)
 		return NULL;

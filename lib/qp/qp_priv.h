@@ -96,6 +96,7 @@ struct sr_comp_state {
 	uint8_t rnr_left;
 	bool rewound;                 /* retransmitting from rewind_psn ... */
 	uint32_t rewind_psn;          /* ... so a second NAK for it is stale */
+	bool stalled;                 /* the link refused the next frame */
 };
 
 /* A responder resource: one READ, atomic, FLUSH or ATOMIC_WRITE. */
@@ -103,14 +104,15 @@ struct sr_resp_res {
 	uint8_t opcode;               /* the request's opcode; 0xff unused */
 	uint32_t first_psn;
 	uint32_t last_psn;
-	uint64_t va;
+	uint64_t va;                  /* READ: the request as received, kept */
 	uint32_t rkey;
 	uint32_t len;
 	uint64_t orig;                /* atomic: value before the operation */
-	/* READ response being sent */
+	/* READ response being sent: bytes [start, end) from va, next off */
 	uint32_t cur_psn;
+	uint32_t start;
 	uint32_t off;
-	uint32_t end;                 /* bytes to answer from va */
+	uint32_t end;
 	uint32_t msn;                 /* the MSN its responses carry */
 };
 

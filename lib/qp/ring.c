@@ -18,7 +18,7 @@ int sr_ring_init(struct sr_ring *r, uint32_t cap, uint32_t stride)
 		return -ENOMEM;
 	r->mask = n - 1;
 	r->stride = stride;
-	r->cap = n;
+	r->cap = cap ? n : 0;     /* a zero-sized queue: one slot, never free */
 	return 0;
 }
 

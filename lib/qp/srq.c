@@ -16,7 +16,9 @@ struct sr_srq *sr_srq_create(struct sr_dev *dev, struct sr_pd *pd,
 	struct sr_srq *srq;
 
 	if (dev == NULL || pd == NULL || attr == NULL || attr->max_wr == 0 ||
-	    attr->max_wr > SR_QP_MAX_WR || attr->max_sge == 0 ||
+	    attr->max_wr > SR_QP_MAX_WR ||
+	    attr->max_wr > sr_mr_dev_limits(sr_dev_mr(dev))->max_srq_depth ||
+	    attr->max_sge == 0 ||
 	    attr->max_sge > SR_QP_MAX_SGE || attr->srq_limit > attr->max_wr)
 		return NULL;
 	srq = sr_zalloc(sizeof(*srq));

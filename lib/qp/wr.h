@@ -227,8 +227,17 @@ struct sr_wc {
 	unsigned int wc_flags;
 	uint16_t pkey_index;
 	uint16_t slid;
-	uint8_t sl;
+	uint8_t sl;                   /* UD over RoCE: SR_WC_SL_ROCEV2_* */
 	uint8_t dlid_path_bits;
 };
+
+/*
+ * A UD receive over RoCE has no SL to report; its sl carries the packet's
+ * network header type as mlx5 reports it (bit 3: a UDP header, RoCEv2;
+ * bits 2:0: 1 IPv6, 2 IPv4, 0 GRH of RoCE v1), which UCX reads to find the
+ * destination address in the GRH area.
+ */
+#define SR_WC_SL_ROCEV2_IPV6 0x9
+#define SR_WC_SL_ROCEV2_IPV4 0xa
 
 #endif /* SR_QP_WR_H */

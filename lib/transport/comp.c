@@ -477,7 +477,7 @@ unsigned int sr_comp_run(struct sr_qp *qp, uint64_t now)
 	}
 	if (qp->comp.deadline != 0 && now >= qp->comp.deadline) {
 		qp->comp.deadline = 0;
-		if (sr_comp_outstanding(qp)) {
+		if (sr_comp_outstanding(qp) || qp->comp.stalled) {
 			sr_qp_count(qp, SR_CNT_TIMEOUT, 1);
 			qp->comp.rewound = false;
 			sr_comp_retry(qp, true);

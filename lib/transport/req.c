@@ -260,12 +260,23 @@ static int sr_req_packet(struct sr_qp *qp, struct sr_send_wqe *w)
 	b.se = last && (wr->send_flags & SR_SEND_SOLICITED);
 	b.ackreq = rc && (last || qp->req.noack + 1 >= SR_ACKREQ_EVERY);
 	ret = sr_tx_send(qp, &b, &src, len);
-	if (ret == -EAGAIN)
+	if (ret == -EAGAIN) {
+		/*
+		 * The retransmit timer runs whether or not the link takes
+		 * the frame: a link that never does (down, or frames it
+		 * cannot carry) ends in RETRY_EXC like a silent peer.
+		 */
+		if (rc) {
+			qp->comp.stalled = true;
+			sr_comp_arm_timer(qp, sr_dev_now(qp->dev));
+		}
 		return ret;
+	}
 	if (ret < 0) {
 		sr_req_fail(qp, w, SR_WC_LOC_PROT_ERR);
 		return ret;
 	}
+	qp->comp.stalled = false;
 	qp->req.noack = b.ackreq ? 0 : qp->req.noack + 1;
 	qp->req.psn = sr_psn_add(qp->req.psn, npsn);
 	if (sr_psn_before(qp->req.max_psn, qp->req.psn))

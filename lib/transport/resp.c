@@ -26,6 +26,16 @@
 #include "transport/transport.h"
 
 /*
+ * A RETH's DMA Length is at most 2^31, the largest message IBA ch. 9
+ * allows.  More is a length error of the request itself, which the
+ * responder's checks class as an Invalid Request (with the other header
+ * fields that contradict the request); Remote Access Error is for what
+ * the R_Key and its range allow.  rxe does the same (rxe_resp.c,
+ * check_length()).
+ */
+#define SR_RETH_MAX_LEN (1u << 31)
+
+/*
  * READ response packets sent at once from the receive path when a READ
  * request arrives; the rest go out from the engine round (sr_resp_run),
  * flushed between.  Answering a whole READ at once filled the transmit
@@ -186,7 +196,7 @@ static unsigned int sr_resp_read_emit(struct sr_qp *qp, unsigned int budget)
 	while ((r = qp->resp.busy) != NULL && n < budget) {
 		uint32_t left = r->end - r->off;
 		uint32_t len = left < qp->mtu ? left : qp->mtu;
-		bool first = r->off == 0, last = left <= qp->mtu;
+		bool first = r->off == r->start, last = left <= qp->mtu;
 		uint8_t op = first ? (last ? SR_OPCODE(RC, READ_RESPONSE_ONLY)
 					   : SR_OPCODE(RC, READ_RESPONSE_FIRST))
 				   : (last ? SR_OPCODE(RC, READ_RESPONSE_LAST)
@@ -383,6 +393,8 @@ static enum sr_resp_result sr_resp_write(struct sr_qp *qp,
 
 		if (pos == SR_POS_ONLY ? len != total : total <= qp->mtu)
 			return SR_RESP_INV_REQ;
+		if (total > SR_RETH_MAX_LEN)
+			return SR_RESP_INV_REQ;
 		if (total > 0) {
 			err = sr_dma_remote(qp, sr_reth_rkey(reth),
 					    sr_reth_va(reth), total,
@@ -453,7 +465,8 @@ static enum sr_resp_result sr_resp_read(struct sr_qp *qp,
 	struct sr_resp_res *r;
 	enum sr_mr_err err;
 
-	if (!(qp->attr.qp_access_flags & SR_ACCESS_REMOTE_READ))
+	if (!(qp->attr.qp_access_flags & SR_ACCESS_REMOTE_READ) ||
+	    len > SR_RETH_MAX_LEN)
 		return SR_RESP_INV_REQ;
 	err = sr_resp_read_range(qp, reth);
 	if (err != SR_MR_OK)
@@ -495,6 +508,7 @@ static bool sr_resp_read_may_queue(struct sr_qp *qp, const struct sr_pkt *pkt)
 	       /* a duplicate being answered again may sit where it would go */
 	       &qp->resp.res[qp->resp.res_next] != qp->resp.busy &&
 	       (qp->attr.qp_access_flags & SR_ACCESS_REMOTE_READ) &&
+	       sr_reth_len(sr_pkt_ext(pkt, SR_EXT_RETH)) <= SR_RETH_MAX_LEN &&
 	       sr_resp_read_range(qp, sr_pkt_ext(pkt, SR_EXT_RETH)) ==
 		       SR_MR_OK;
 }
@@ -623,6 +637,35 @@ static const sr_resp_fn sr_resp_handler[SR_KIND_MAX] = {
 /* ------------------------------------------------------------------ */
 /* Duplicates                                                         */
 
+/*
+ * A duplicate READ is answered again only within the request it repeats
+ * (IBA ch. 9, duplicate RDMA READ requests: the responder answers them
+ * again from the state it saved for the original): the same R_Key, a
+ * range inside the saved one, and response PSNs inside the saved
+ * request's (a requester resumes a READ from the PSN of its first missing
+ * response, the VA advanced by as many path MTUs).  Anything else is
+ * dropped: a duplicate that names other memory or more bytes would turn
+ * 74 request bytes into kilobytes of responses, with PSNs past the
+ * expected one.  So a duplicate costs at most what the original did.
+ * rxe drops them too.
+ */
+static bool sr_resp_dup_read_ok(const struct sr_qp *qp,
+				const struct sr_resp_res *r,
+				const struct sr_pkt *pkt, uint32_t psn)
+{
+	const struct sr_reth *reth = sr_pkt_ext(pkt, SR_EXT_RETH);
+	uint64_t va = sr_reth_va(reth), off;
+	uint32_t len = sr_reth_len(reth), npkts;
+
+	if (sr_reth_rkey(reth) != r->rkey || va < r->va)
+		return false;
+	off = va - r->va;
+	if (off > r->len || len > r->len - off)
+		return false;
+	npkts = len ? (len + qp->mtu - 1) / qp->mtu : 1;
+	return sr_psn_diff(sr_psn_add(psn, npkts - 1), r->last_psn) <= 0;
+}
+
 static void sr_resp_duplicate(struct sr_qp *qp, const struct sr_pkt *pkt,
 			      uint32_t psn)
 {
@@ -640,27 +683,22 @@ static void sr_resp_duplicate(struct sr_qp *qp, const struct sr_pkt *pkt,
 		sr_resp_queue_ack(qp, sr_psn_add(qp->resp.psn, SR_PSN_MASK),
 				  false);
 		return;
-	case SR_KIND_READ_REQ: {
-		const struct sr_reth *reth = sr_pkt_ext(pkt, SR_EXT_RETH);
-		uint32_t len = sr_reth_len(reth);
-
+	case SR_KIND_READ_REQ:
 		r = sr_resp_res_find(qp, pkt->opcode, psn);
-		if (r == NULL || sr_resp_read_range(qp, reth) != SR_MR_OK) {
+		if (r == NULL || !sr_resp_dup_read_ok(qp, r, pkt, psn)) {
 			sr_qp_count(qp, SR_CNT_REQ_DUP_DROP, 1);
 			return;
 		}
-		/* answer again from the duplicate's PSN, with its RETH */
+		/* answer again from the duplicate's PSN and VA */
 		r->msn = qp->resp.msn;
-		r->va = sr_reth_va(reth);
-		r->rkey = sr_reth_rkey(reth);
-		r->off = 0;
-		r->end = len;
+		r->start = r->off =
+			(uint32_t)(sr_reth_va(sr_pkt_ext(pkt, SR_EXT_RETH)) - r->va);
+		r->end = r->off + sr_reth_len(sr_pkt_ext(pkt, SR_EXT_RETH));
 		r->cur_psn = psn;
 		sr_resp_flush_ack(qp);
 		qp->resp.busy = r;
 		sr_resp_read_emit(qp, SR_READ_EMIT_NOW);
 		return;
-	}
 	case SR_KIND_ATOMIC:
 	case SR_KIND_FLUSH:
 	case SR_KIND_ATOMIC_WRITE:
@@ -724,6 +762,7 @@ static void sr_resp_ud(struct sr_qp *qp, const struct sr_pkt *pkt)
 	}
 	wc.byte_len = len + 40;
 	wc.src_qp = sr_deth_sqpn(deth);
+	wc.sl = pkt->ipv6 ? SR_WC_SL_ROCEV2_IPV6 : SR_WC_SL_ROCEV2_IPV4;
 	if (imm != NULL) {
 		wc.imm_data = sr_immdt_imm(imm);
 		wc.wc_flags |= SR_WC_WITH_IMM;

@@ -18,6 +18,11 @@
 #   ipv6        memif, QPs addressed by IPv6 GIDs (ND resolves the peer)
 #   af_packet   net_af_packet on both ends of a veth pair (MTU 1500, so
 #               path MTU 1024: more packets per message), captured
+#   af_packet_mtu  af_packet on a veth pair with mtu = 9000 and no mac =
+#               in the configuration: on 1500-byte veths the device says it
+#               clamps to the interface's MTU and carries path MTU 1024; on
+#               9000-byte veths the port's ring slots grow to hold 4 KiB
+#               payloads, and they are on the wire; data verified both times
 #   loss        memif, 5% of frames dropped on each side's transmit: all
 #               data still verified, retransmissions in the counters, the
 #               capture (retransmissions included) still clean
@@ -193,6 +198,34 @@ af_packet)
 		"capture = $tmp/b.pcap"
 	run_pair "ip netns exec $ns" 20
 	check_capture "$tmp/b.pcap" 20
+	;;
+af_packet_mtu)
+	ns=sroce-rdma-$$
+	ip netns add $ns || fail "ip netns add"
+	ip -n $ns link set lo up
+	sr_veth_pair $ns sr0 sr1 || fail "veth"
+	for v in 1500 9000; do
+		ip -n $ns link set sr0 mtu $v
+		ip -n $ns link set sr1 mtu $v
+		conf a "port = net_af_packet0,iface=sr0" "ipv4 = 10.67.0.1/24" \
+			"stats_dir = $tmp/stats" "mtu = 9000"
+		conf b "port = net_af_packet0,iface=sr1" "ipv4 = 10.67.0.2/24" \
+			"stats_dir = $tmp/stats" "mtu = 9000" \
+			"capture = $tmp/b$v.pcap"
+		run_pair "ip netns exec $ns" 5
+		max=$("$pcap_bin" "$tmp/b$v.pcap" | grep -o 'payload=[0-9]*' |
+			cut -d= -f2 | sort -n | tail -1)
+		echo "veth MTU $v: largest payload $max"
+		if [ $v = 1500 ]; then
+			grep -q "^sroce: port 'net_af_packet0' carries an IP MTU of 1500 (the interface's MTU" \
+				"$tmp/client.log" || fail "no line about the clamped MTU"
+			[ "$max" -eq 1024 ] || fail "payload $max at veth MTU 1500"
+		else
+			grep -q "carries an IP MTU" "$tmp/client.log" &&
+				fail "clamped at veth MTU 9000"
+			[ "$max" -eq 4096 ] || fail "payload $max at veth MTU 9000"
+		fi
+	done
 	;;
 loss)
 	memif_conf "fault = tx drop prob=5%" "fault = tx drop prob=5%" \

@@ -308,8 +308,8 @@ START_TEST(test_path_mtu)
 }
 END_TEST
 
-/* memif carries a frame in one buffer: bsize follows the MTU (table). */
-START_TEST(test_memif_bsize)
+/* memif and af_packet carry a frame in one buffer: sized by the MTU. */
+START_TEST(test_port_buffers)
 {
 	static const struct {
 		const char *port;
@@ -322,13 +322,26 @@ START_TEST(test_memif_bsize)
 		{ "net_memif0,role=client", 4000, "net_memif0,role=client,bsize=4096" },
 		{ "net_memif0,bsize=4096", 9000, "net_memif0,bsize=4096" },
 		{ "net_ring0", 9000, "net_ring0" },
-		{ "net_af_packet0,iface=x", 9000, "net_af_packet0,iface=x" },
+		{ "net_af_packet0,iface=x", 9000,
+		  "net_af_packet0,iface=x,framesz=16384,blocksz=16384" },
+		{ "net_af_packet0,iface=x", 1500, "net_af_packet0,iface=x" },
+		{ "net_af_packet0,iface=x", 1994, "net_af_packet0,iface=x" },
+		{ "net_af_packet0,iface=x", 1995,
+		  "net_af_packet0,iface=x,framesz=4096,blocksz=4096" },
+		{ "net_af_packet0,iface=x", 4000,
+		  "net_af_packet0,iface=x,framesz=4096,blocksz=4096" },
+		{ "net_af_packet0,iface=x", 4200,
+		  "net_af_packet0,iface=x,framesz=8192,blocksz=8192" },
+		{ "net_af_packet0,iface=x,framesz=4096", 9000,
+		  "net_af_packet0,iface=x,framesz=4096" },
+		{ "net_af_packet0,iface=x,blocksz=65536", 9000,
+		  "net_af_packet0,iface=x,blocksz=65536,framesz=16384" },
 	};
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		snprintf(cfg.port, sizeof(cfg.port), "%s", t[i].port);
 		cfg.mtu = t[i].mtu;
-		ck_assert_int_eq(sr_pmd_config_memif_bsize(&cfg, err, sizeof(err)), 0);
+		ck_assert_int_eq(sr_pmd_config_port_buffers(&cfg, err, sizeof(err)), 0);
 		ck_assert_str_eq(cfg.port, t[i].want);
 	}
 	/* The default link gets it through sr_pmd_config_load(). */
@@ -344,7 +357,7 @@ START_TEST(test_memif_bsize)
 	memcpy(cfg.port, "net_memif0,", 11);
 	cfg.port[sizeof(cfg.port) - 1] = '\0';
 	cfg.mtu = 9000;
-	ck_assert_int_eq(sr_pmd_config_memif_bsize(&cfg, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(sr_pmd_config_port_buffers(&cfg, err, sizeof(err)), -EINVAL);
 	ck_assert_uint_eq(strlen(cfg.port), sizeof(cfg.port) - 1);
 }
 END_TEST
@@ -366,7 +379,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_claim_node);
 	tcase_add_test(tc, test_load_env);
 	tcase_add_test(tc, test_path_mtu);
-	tcase_add_test(tc, test_memif_bsize);
+	tcase_add_test(tc, test_port_buffers);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -54,4 +54,26 @@ expect "fd00:77::2, RoCE v2"
 SROCE_CONFIG=$tmp/a.conf:$tmp/b.conf timeout 30 ibv_devinfo -d sroce1 > "$tmp/out" 2>&1 ||
 	fail "ibv_devinfo -d sroce1 failed"
 expect "hca_id:	sroce1"
-echo "ok: ibv_devices, ibv_devinfo -v (one and two devices)"
+
+# An af_packet port with no mac = (the port's own) and mtu = 9000 on a
+# 1500-byte veth: the device opens, its link-local GID is made from the
+# veth's MAC, and it advertises the path MTU the veth carries (1024).
+ns=sroce-devinfo-$$
+ip netns add $ns || fail "ip netns add"
+trap 'ip netns del $ns 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+ip -n $ns link add sr0 type veth peer name sr1 &&
+	ip -n $ns link set sr0 address 02:5f:4a:d3:e5:de &&
+	ip -n $ns link set sr0 up && ip -n $ns link set sr1 up ||
+	fail "veth"
+cat > "$tmp/p.conf" <<CONF
+port = net_af_packet0,iface=sr0
+ipv4 = 10.68.0.1/24
+mtu = 9000
+stats_dir = off
+CONF
+SROCE_CONFIG=$tmp/p.conf timeout 30 ip netns exec $ns ibv_devinfo -v \
+	> "$tmp/out" 2>&1 || fail "ibv_devinfo on af_packet without mac ="
+expect "GID\[  0\]:		fe80::5f:4aff:fed3:e5de, RoCE v2"
+expect "GID\[  1\]:		::ffff:10.68.0.1, RoCE v2"
+expect "active_mtu:		1024 (3)"
+echo "ok: ibv_devices, ibv_devinfo -v (one and two devices; af_packet, no mac =)"

@@ -9,8 +9,9 @@
  *                     ibv_wc_read_opcode / _byte_len / _qp_num
  *   mw_bind           a type-1 window bound by ibv_bind_mw: a WRITE through
  *                     its rkey lands; one past its end is refused
- *   rereg_mr          ibv_rereg_mr(CHANGE_ACCESS) gives a new rkey; the old
- *                     one no longer works, the new one does
+ *   rereg_mr          a local-only MR still has an rkey (as on mlx5 and
+ *                     rxe); ibv_rereg_mr(CHANGE_ACCESS) keeps its lkey and
+ *                     rkey, and a remote WRITE with that rkey then works
  *   srq_limit         ibv_modify_srq(IBV_SRQ_LIMIT) armed: consuming below
  *                     the limit raises IBV_EVENT_SRQ_LIMIT_REACHED
  * Exit 0 when all pass; each check prints one line.
@@ -269,7 +270,10 @@ static void check_mw_bind(struct env *e)
 		.wr_id = 30, .send_flags = IBV_SEND_SIGNALED,
 		.bind_info = { .mr = e->mr, .addr = (uintptr_t)win,
 			       .length = 1024,
-			       .mw_access_flags = IBV_ACCESS_REMOTE_WRITE },
+			       /* local write in a window's rights is taken
+				* and means nothing (as mlx5, rxe) */
+			       .mw_access_flags = IBV_ACCESS_LOCAL_WRITE |
+						  IBV_ACCESS_REMOTE_WRITE },
 	};
 	uint64_t id = 0;
 	int st, ok;
@@ -299,7 +303,7 @@ static void check_rereg(struct env *e)
 {
 	struct ibv_mr *mr = ibv_reg_mr(e->pd, e->buf + 40960, 4096,
 				       IBV_ACCESS_LOCAL_WRITE);
-	uint32_t old_rkey;
+	uint32_t old_rkey, old_lkey;
 	int ok = 0, st_old, st_new;
 
 	if (mr == NULL) {
@@ -307,14 +311,18 @@ static void check_rereg(struct env *e)
 		return;
 	}
 	old_rkey = mr->rkey;
-	if (ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+	old_lkey = mr->lkey;
+	if (old_rkey != 0 &&
+	    ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
 			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE) == 0) {
 		st_new = write_via(e, mr->rkey, (uintptr_t)e->buf + 40960, 64, 41);
-		st_old = old_rkey != mr->rkey ? 0 : -1;
+		st_old = old_rkey == mr->rkey && old_lkey == mr->lkey ? 0 : -1;
 		ok = st_new == IBV_WC_SUCCESS && st_old == 0 &&
 		     memcmp(e->buf + 40960, e->buf, 64) == 0;
 	}
-	report("rereg_mr", ok, ok ? NULL : "new rkey not usable or unchanged");
+	report("rereg_mr", ok, ok ? NULL :
+	       old_rkey == 0 ? "a local-only MR has rkey 0" :
+	       "keys changed, or the rkey is not usable");
 	ibv_dereg_mr(mr);
 }
 

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <infiniband/verbs.h>
@@ -513,6 +514,83 @@ static void check_two_contexts(struct env *e, struct ibv_device *dev)
 		ibv_close_device(e2.ctx);
 }
 
+/* QPs with zero-sized queues exist; posting to the empty side is ENOMEM. */
+static void check_zero_sized_queues(struct env *e)
+{
+	struct ibv_cq *cq = ibv_create_cq(e->ctx, 16, NULL, NULL, 0);
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 0, .max_recv_wr = 0 },
+	};
+	struct ibv_qp *qp = cq ? ibv_create_qp(e->pd, &ia) : NULL;
+	struct ibv_sge sg = { .addr = (uintptr_t)e->buf, .length = 8,
+			      .lkey = e->mr->lkey };
+	struct ibv_recv_wr rwr = { .sg_list = &sg, .num_sge = 1 }, *rbad;
+	struct ibv_send_wr swr = { .sg_list = &sg, .num_sge = 1,
+				   .opcode = IBV_WR_SEND }, *sbad;
+	int ok = qp != NULL && ia.cap.max_send_wr == 0 &&
+		 ia.cap.max_recv_wr == 0 && to_init(qp, IBV_QPT_RC) == 0 &&
+		 ibv_post_recv(qp, &rwr, &rbad) == ENOMEM &&
+		 ibv_post_send(qp, &swr, &sbad) != 0;
+
+	report("zero_sized_queues", ok, ok ? NULL : qp ? "wrong caps or posts" :
+	       "ibv_create_qp refused max_send_wr = max_recv_wr = 0");
+	drop(NULL, qp, NULL, cq);
+}
+
+/* CQ sizes: max_cqe + 1 refused; a CQ grows and shrinks (ibv_resize_cq). */
+static void check_cq_sizes(struct env *e)
+{
+	struct ibv_device_attr da;
+	struct ibv_cq *big = NULL, *cq = NULL;
+	int ok = ibv_query_device(e->ctx, &da) == 0;
+
+	if (ok) {
+		big = ibv_create_cq(e->ctx, da.max_cqe + 1, NULL, NULL, 0);
+		ok = big == NULL && errno == EINVAL;
+		cq = ibv_create_cq(e->ctx, 16, NULL, NULL, 0);
+	}
+	ok = ok && cq && ibv_resize_cq(cq, 1000) == 0 && cq->cqe >= 1000 &&
+	     ibv_resize_cq(cq, 8) == 0 && cq->cqe >= 8 &&
+	     ibv_resize_cq(cq, da.max_cqe + 1) == EINVAL;
+	report("cq_sizes", ok, ok ? NULL : "max_cqe + 1 accepted or resize failed");
+	if (big)
+		ibv_destroy_cq(big);
+	if (cq)
+		ibv_destroy_cq(cq);
+}
+
+/*
+ * Close the last context and open the device again, three times, with a
+ * loopback SEND each time: a process that closed its device could not
+ * open it again (ENODEV, "did not probe").
+ */
+static int check_reopen(struct ibv_device *dev, uint8_t *buf)
+{
+	for (int round = 0; round < 3; round++) {
+		struct env e = { .buf = buf };
+		int ok;
+
+		e.ctx = ibv_open_device(dev);
+		e.pd = e.ctx ? ibv_alloc_pd(e.ctx) : NULL;
+		e.mr = e.pd ? ibv_reg_mr(e.pd, buf, BUF_LEN,
+					 IBV_ACCESS_LOCAL_WRITE) : NULL;
+		ok = e.mr && !ibv_query_gid(e.ctx, 1, GID_INDEX, &e.gid);
+		report("reopen", ok, ok ? NULL : "open after close failed");
+		if (ok)
+			check_loopback(&e);
+		if (e.mr)
+			ibv_dereg_mr(e.mr);
+		if (e.pd)
+			ibv_dealloc_pd(e.pd);
+		if (e.ctx)
+			ibv_close_device(e.ctx);
+		if (!ok)
+			return -1;
+	}
+	return 0;
+}
+
 int main(void)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
@@ -522,6 +600,12 @@ int main(void)
 	if (!list || !list[0] || !(e.ctx = ibv_open_device(list[0]))) {
 		printf("FAIL open device\n");
 		return 1;
+	}
+	{
+		struct stat st;
+
+		report("cmd_fd", e.ctx->cmd_fd >= 0 && fstat(e.ctx->cmd_fd, &st) == 0,
+		       "cmd_fd is not a descriptor");
 	}
 	e.buf = aligned_alloc(4096, BUF_LEN);
 	e.pd = ibv_alloc_pd(e.ctx);
@@ -541,9 +625,12 @@ int main(void)
 	check_rate_limit(&e);
 	check_posts_unpolled(&e);
 	check_two_contexts(&e, list[0]);
+	check_zero_sized_queues(&e);
+	check_cq_sizes(&e);
 	ibv_dereg_mr(e.mr);
 	ibv_dealloc_pd(e.pd);
 	ibv_close_device(e.ctx);
+	check_reopen(list[0], e.buf);
 	ibv_free_device_list(list);
 	free(e.buf);
 	printf("%s\n", failures ? "FAILED" : "all ok");

@@ -231,7 +231,7 @@ static void sr_nd2_info_fill(struct sr_nd2_adapter *a, const NDK_ADAPTER_INFO *k
 	i->MaxOutboundReadLimit = k->MaxOutboundReadLimit;
 	i->MaxReceiveQueueDepth = k->MaxReceiveQueueDepth;
 	i->MaxInitiatorQueueDepth = k->MaxInitiatorQueueDepth;
-	i->MaxSharedReceiveQueueDepth = 0;   /* no shared receive queues through ND2 */
+	i->MaxSharedReceiveQueueDepth = k->MaxSrqDepth;
 	i->MaxCompletionQueueDepth = k->MaxCqDepth;
 	i->InlineRequestThreshold = k->MaxInlineDataSize;
 	i->LargeRequestThreshold = k->LargeRequestThreshold;
@@ -350,11 +350,14 @@ static HRESULT sr_nd2_create_srq(IND2Adapter *p, REFIID iid, HANDLE h, ULONG que
 				 KAFFINITY affinity, VOID **out)
 {
 	struct sr_nd2_adapter *a = sr_nd2_adapter_of(p);
-	HRESULT hr = sr_nd2_create_check(a, iid, &IID_IND2SharedReceiveQueue, h, out, NULL);
+	struct sr_nd2_file *f;
+	HRESULT hr = sr_nd2_create_check(a, iid, &IID_IND2SharedReceiveQueue, h, out, &f);
 
-	(void)queueDepth, (void)maxRequestSge, (void)notifyThreshold, (void)group;
+	(void)group;     /* one adapter thread serves every notification */
 	(void)affinity;
-	return FAILED(hr) ? hr : sr_hresult_from_errno(ENOTSUP);
+	if (FAILED(hr))
+		return hr;
+	return sr_nd2_srq_create(a, f, queueDepth, maxRequestSge, notifyThreshold, out);
 }
 
 static HRESULT sr_nd2_create_qp(IND2Adapter *p, REFIID iid, IUnknown *rcq, IUnknown *icq,
@@ -367,9 +370,9 @@ static HRESULT sr_nd2_create_qp(IND2Adapter *p, REFIID iid, IUnknown *rcq, IUnkn
 
 	if (FAILED(hr))
 		return hr;
-	return sr_nd2_qp_create(a, rcq, icq, context, receiveQueueDepth, initiatorQueueDepth,
-				maxReceiveRequestSge, maxInitiatorRequestSge, inlineDataSize,
-				out);
+	return sr_nd2_qp_create(a, rcq, icq, NULL, context, receiveQueueDepth,
+				initiatorQueueDepth, maxReceiveRequestSge, maxInitiatorRequestSge,
+				inlineDataSize, out);
 }
 
 static HRESULT sr_nd2_create_qp_with_srq(IND2Adapter *p, REFIID iid, IUnknown *rcq,
@@ -381,9 +384,12 @@ static HRESULT sr_nd2_create_qp_with_srq(IND2Adapter *p, REFIID iid, IUnknown *r
 	struct sr_nd2_adapter *a = sr_nd2_adapter_of(p);
 	HRESULT hr = sr_nd2_create_check(a, iid, &IID_IND2QueuePair, NULL, out, NULL);
 
-	(void)rcq, (void)icq, (void)srq, (void)context, (void)initiatorQueueDepth;
-	(void)maxInitiatorRequestSge, (void)inlineDataSize;
-	return FAILED(hr) ? hr : sr_hresult_from_errno(ENOTSUP);
+	if (FAILED(hr))
+		return hr;
+	if (srq == NULL)
+		return ND_INVALID_PARAMETER_4;
+	return sr_nd2_qp_create(a, rcq, icq, srq, context, 0, initiatorQueueDepth, 0,
+				maxInitiatorRequestSge, inlineDataSize, out);
 }
 
 static HRESULT sr_nd2_create_connector(IND2Adapter *p, REFIID iid, HANDLE h, VOID **out)

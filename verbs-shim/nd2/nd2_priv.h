@@ -74,11 +74,23 @@ struct sr_nd2_cq {
 	bool notify_any;
 };
 
+struct sr_nd2_srq {
+	IND2SharedReceiveQueue iface;
+	atomic_uint refs;
+	struct sr_nd2_adapter *a;
+	struct sr_nd2_file *f;
+	NDK_SRQ *ndk;
+	pthread_mutex_t lock;        /* the Notify requests outstanding */
+	OVERLAPPED **notify;
+	unsigned int nnotify, cap;
+};
+
 struct sr_nd2_qp {
 	IND2QueuePair iface;
 	atomic_uint refs;
 	struct sr_nd2_adapter *a;
 	struct sr_nd2_cq *rcq, *icq;
+	struct sr_nd2_srq *srq;      /* NULL: the QP's own receive queue */
 	NDK_QP *ndk;
 };
 
@@ -159,9 +171,20 @@ struct sr_nd2_cq *sr_nd2_cq_from(IUnknown *p);
 void sr_nd2_cq_get(struct sr_nd2_cq *c);
 void sr_nd2_cq_put(struct sr_nd2_cq *c);
 /* qp.c */
+/* srq: NULL, or the shared receive queue (rq_depth and rsge then unused). */
 HRESULT sr_nd2_qp_create(struct sr_nd2_adapter *a, IUnknown *rcq, IUnknown *icq,
-			 VOID *context, ULONG rq_depth, ULONG iq_depth, ULONG rsge,
-			 ULONG isge, ULONG inline_size, VOID **out);
+			 IUnknown *srq, VOID *context, ULONG rq_depth, ULONG iq_depth,
+			 ULONG rsge, ULONG isge, ULONG inline_size, VOID **out);
+/* qp.c: an ND2 SGL as NDK's; a post's NDK status as ND2's. */
+HRESULT sr_nd2_sgl(const ND2_SGE *sge, ULONG n, NDK_SGE *out);
+HRESULT sr_nd2_post_status(NTSTATUS st);
+
+/* srq.c */
+HRESULT sr_nd2_srq_create(struct sr_nd2_adapter *a, struct sr_nd2_file *f, ULONG depth,
+			  ULONG max_sge, ULONG threshold, VOID **out);
+struct sr_nd2_srq *sr_nd2_srq_from(IUnknown *p);
+void sr_nd2_srq_get(struct sr_nd2_srq *s);
+void sr_nd2_srq_put(struct sr_nd2_srq *s);
 struct sr_nd2_qp *sr_nd2_qp_from(IUnknown *p);
 void sr_nd2_qp_get(struct sr_nd2_qp *qp);
 void sr_nd2_qp_put(struct sr_nd2_qp *qp);

@@ -71,6 +71,8 @@ static ULONG sr_nd2_qp_release(IND2QueuePair *p)
 	qp->ndk->Dispatch->NdkCloseQp(&qp->ndk->Header, NULL, NULL);
 	sr_nd2_cq_put(qp->rcq);
 	sr_nd2_cq_put(qp->icq);
+	if (qp->srq)
+		sr_nd2_srq_put(qp->srq);
 	sr_nd2_object_del(qp->a);
 	free(qp);
 	return 0;
@@ -89,10 +91,12 @@ static HRESULT sr_nd2_qp_query_interface(IND2QueuePair *p, REFIID riid, VOID **p
 /* --------------------------------------------------------------- posting */
 
 /* Copy the SGL; ND_SUCCESS or the error of a bad list. */
-static HRESULT sr_nd2_sgl(const ND2_SGE *sge, ULONG n, NDK_SGE *out)
+HRESULT sr_nd2_sgl(const ND2_SGE *sge, ULONG n, NDK_SGE *out)
 {
-	if (n > SR_NDK_MAX_SGE || (n && sge == NULL))
+	if (n && sge == NULL)
 		return sr_hresult_from_errno(EINVAL);
+	if (n > SR_NDK_MAX_SGE)
+		return ND_DATA_OVERRUN;
 	for (ULONG i = 0; i < n; i++)
 		out[i] = (NDK_SGE){
 			.VirtualAddress = sge[i].Buffer,
@@ -115,6 +119,19 @@ static HRESULT sr_nd2_post_check(struct sr_nd2_qp *qp, ULONG flags, ULONG allowe
 	return ND_SUCCESS;
 }
 
+/*
+ * A post's status: a full queue is ND_NO_MORE_ENTRIES, as the
+ * NetworkDirect documentation gives it (NDK says "insufficient
+ * resources"; a post allocates nothing else).  Too many SGEs
+ * (ND_DATA_OVERRUN) and more than MaxTransferLength (ND_BUFFER_OVERFLOW)
+ * come from NDK with the same values.
+ */
+HRESULT sr_nd2_post_status(NTSTATUS st)
+{
+	return st == STATUS_INSUFFICIENT_RESOURCES ? ND_NO_MORE_ENTRIES
+						   : sr_hresult_from_ntstatus(st);
+}
+
 static HRESULT sr_nd2_flush(IND2QueuePair *p)
 {
 	NDK_QP *k = sr_nd2_qp_of(p)->ndk;
@@ -134,8 +151,8 @@ static HRESULT sr_nd2_send(IND2QueuePair *p, VOID *ctx, const ND2_SGE sge[], ULO
 		hr = sr_nd2_sgl(sge, nSge, k);
 	if (FAILED(hr))
 		return hr;
-	return sr_hresult_from_ntstatus(qp->ndk->Dispatch->NdkSend(qp->ndk, ctx, k, nSge,
-								   sr_nd2_op_flags(flags)));
+	return sr_nd2_post_status(qp->ndk->Dispatch->NdkSend(qp->ndk, ctx, k, nSge,
+							     sr_nd2_op_flags(flags)));
 }
 
 static HRESULT sr_nd2_receive(IND2QueuePair *p, VOID *ctx, const ND2_SGE sge[], ULONG nSge)
@@ -148,7 +165,7 @@ static HRESULT sr_nd2_receive(IND2QueuePair *p, VOID *ctx, const ND2_SGE sge[], 
 		hr = sr_nd2_sgl(sge, nSge, k);
 	if (FAILED(hr))
 		return hr;
-	return sr_hresult_from_ntstatus(qp->ndk->Dispatch->NdkReceive(qp->ndk, ctx, k, nSge));
+	return sr_nd2_post_status(qp->ndk->Dispatch->NdkReceive(qp->ndk, ctx, k, nSge));
 }
 
 static HRESULT sr_nd2_bind(IND2QueuePair *p, VOID *ctx, IUnknown *pMemoryRegion,
@@ -200,9 +217,9 @@ static HRESULT sr_nd2_read(IND2QueuePair *p, VOID *ctx, const ND2_SGE sge[], ULO
 		hr = sr_nd2_sgl(sge, nSge, k);
 	if (FAILED(hr))
 		return hr;
-	return sr_hresult_from_ntstatus(qp->ndk->Dispatch->NdkRead(qp->ndk, ctx, k, nSge,
-								   remoteAddress, remoteToken,
-								   sr_nd2_op_flags(flags)));
+	return sr_nd2_post_status(qp->ndk->Dispatch->NdkRead(qp->ndk, ctx, k, nSge,
+							     remoteAddress, remoteToken,
+							     sr_nd2_op_flags(flags)));
 }
 
 static HRESULT sr_nd2_write(IND2QueuePair *p, VOID *ctx, const ND2_SGE sge[], ULONG nSge,
@@ -216,9 +233,9 @@ static HRESULT sr_nd2_write(IND2QueuePair *p, VOID *ctx, const ND2_SGE sge[], UL
 		hr = sr_nd2_sgl(sge, nSge, k);
 	if (FAILED(hr))
 		return hr;
-	return sr_hresult_from_ntstatus(qp->ndk->Dispatch->NdkWrite(qp->ndk, ctx, k, nSge,
-								    remoteAddress, remoteToken,
-								    sr_nd2_op_flags(flags)));
+	return sr_nd2_post_status(qp->ndk->Dispatch->NdkWrite(qp->ndk, ctx, k, nSge,
+							      remoteAddress, remoteToken,
+							      sr_nd2_op_flags(flags)));
 }
 
 static const IND2QueuePairVtbl sr_nd2_qp_vtbl = {
@@ -237,23 +254,33 @@ static const IND2QueuePairVtbl sr_nd2_qp_vtbl = {
 /* ------------------------------------------------------------- creation */
 
 HRESULT sr_nd2_qp_create(struct sr_nd2_adapter *a, IUnknown *prcq, IUnknown *picq,
-			 VOID *context, ULONG rq_depth, ULONG iq_depth, ULONG rsge,
-			 ULONG isge, ULONG inline_size, VOID **out)
+			 IUnknown *psrq, VOID *context, ULONG rq_depth, ULONG iq_depth,
+			 ULONG rsge, ULONG isge, ULONG inline_size, VOID **out)
 {
 	struct sr_nd2_cq *rcq = sr_nd2_cq_from(prcq), *icq = sr_nd2_cq_from(picq);
+	struct sr_nd2_srq *srq = sr_nd2_srq_from(psrq);
 	const ND2_ADAPTER_INFO *i = &a->info;
-	/* the documented parameter checks, in argument order */
+	bool shared = psrq != NULL;
+	/*
+	 * The documented parameter checks, in argument order; with a shared
+	 * receive queue (CreateQueuePairWithSrq) it is argument 4 and the
+	 * initiator's arguments come one earlier.
+	 */
 	const struct {
 		bool bad;
 		HRESULT hr;
 	} checks[] = {
 		{ rcq == NULL || rcq->a != a, ND_INVALID_PARAMETER_2 },
 		{ icq == NULL || icq->a != a, ND_INVALID_PARAMETER_3 },
-		{ rq_depth == 0 || rq_depth > i->MaxReceiveQueueDepth, ND_INVALID_PARAMETER_5 },
+		{ shared && (srq == NULL || srq->a != a), ND_INVALID_PARAMETER_4 },
+		{ !shared && (rq_depth == 0 || rq_depth > i->MaxReceiveQueueDepth),
+		  ND_INVALID_PARAMETER_5 },
 		{ iq_depth == 0 || iq_depth > i->MaxInitiatorQueueDepth, ND_INVALID_PARAMETER_6 },
-		{ rsge > i->MaxReceiveSge, ND_INVALID_PARAMETER_7 },
-		{ isge > i->MaxInitiatorSge, ND_INVALID_PARAMETER_8 },
-		{ inline_size > i->MaxInlineDataSize, ND_INVALID_PARAMETER_9 },
+		{ !shared && rsge > i->MaxReceiveSge, ND_INVALID_PARAMETER_7 },
+		{ isge > i->MaxInitiatorSge,
+		  shared ? ND_INVALID_PARAMETER_7 : ND_INVALID_PARAMETER_8 },
+		{ inline_size > i->MaxInlineDataSize,
+		  shared ? ND_INVALID_PARAMETER_8 : ND_INVALID_PARAMETER_9 },
 	};
 	struct sr_nd2_qp *qp;
 	NTSTATUS st;
@@ -264,12 +291,21 @@ HRESULT sr_nd2_qp_create(struct sr_nd2_adapter *a, IUnknown *prcq, IUnknown *pic
 	qp = calloc(1, sizeof(*qp));
 	if (qp == NULL)
 		return ND_NO_MEMORY;
-	st = a->pd->Dispatch->NdkCreateQp(a->pd, rcq->ndk, icq->ndk, context, rq_depth,
-					  iq_depth, rsge, isge, inline_size, NULL, NULL,
-					  &qp->ndk);
+	if (shared)
+		st = a->pd->Dispatch->NdkCreateQpWithSrq(a->pd, rcq->ndk, icq->ndk, srq->ndk,
+							 context, iq_depth, isge, inline_size,
+							 NULL, NULL, &qp->ndk);
+	else
+		st = a->pd->Dispatch->NdkCreateQp(a->pd, rcq->ndk, icq->ndk, context,
+						  rq_depth, iq_depth, rsge, isge,
+						  inline_size, NULL, NULL, &qp->ndk);
 	if (!NT_SUCCESS(st)) {
 		free(qp);
 		return sr_hresult_from_ntstatus(st);
+	}
+	if (shared) {
+		qp->srq = srq;
+		sr_nd2_srq_get(srq);
 	}
 	qp->iface.lpVtbl = &sr_nd2_qp_vtbl;
 	atomic_init(&qp->refs, 1);

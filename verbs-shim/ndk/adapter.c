@@ -12,7 +12,6 @@
 /* AdapterFlags the shim cannot honour, whatever the limits say. */
 #define SR_NDK_FLAGS_UNSUPPORTED                                         \
 	(NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED |            \
-	 NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED |                          \
 	 NDK_ADAPTER_FLAG_RDMA_READ_LOCAL_INVALIDATE_SUPPORTED)
 
 void sr_ndk_header_init(NDK_OBJECT_HEADER *h, NDK_OBJECT_TYPE type)

@@ -321,8 +321,9 @@ static void sr_ndk_conn_fill(struct sr_ndk_conn *c, struct sr_ndk_cm_msg *m, uin
 	}
 	if (c->a->be.ops->gid)
 		c->a->be.ops->gid(c->a->be.ctx, (struct sockaddr *)&c->remote, m->gid);
-	m->ird = ird;
-	m->ord = ord;
+	/* the provider's maximum, whatever the consumer asked */
+	m->ird = ird < c->a->info.MaxInboundReadLimit ? ird : c->a->info.MaxInboundReadLimit;
+	m->ord = ord < c->a->info.MaxOutboundReadLimit ? ord : c->a->info.MaxOutboundReadLimit;
 	m->pdata_len = plen;
 	if (plen)
 		memcpy(m->pdata, pdata, plen);

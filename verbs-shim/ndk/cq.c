@@ -100,17 +100,35 @@ static NTSTATUS sr_ndk_close_cq(NDK_OBJECT_HEADER *o, NDK_FN_CLOSE_COMPLETION cb
 	return sr_ndk_close(((struct sr_ndk_cq *)o)->a, sr_ndk_cq_close_, o, cb, ctx);
 }
 
+struct sr_ndk_resize_args {
+	struct sr_ndk_cq *c;
+	ULONG depth;
+};
+
+/*
+ * The engine's resize keeps the completions the CQ holds; a depth of 0,
+ * above MaxCqDepth or below the completions held is invalid.
+ */
+static NTSTATUS sr_ndk_resize_cq_(const void *p)
+{
+	const struct sr_ndk_resize_args *r = p;
+
+	return sr_ntstatus_from_errno(sr_cq_resize(r->c->cq, r->depth));
+}
+
 static NTSTATUS sr_ndk_resize_cq(NDK_CQ *p, ULONG CqDepth, NDK_FN_REQUEST_COMPLETION cb,
 				 PVOID ctx)
 {
-	struct sr_ndk_cq *c = sr_ndk_cq_of(p);
+	struct sr_ndk_resize_args r = { .c = sr_ndk_cq_of(p), .depth = CqDepth };
 
-	(void)CqDepth;
-	(void)cb;
-	(void)ctx;
-	if (!(c->a->info.AdapterFlags & NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED))
+	if (r.c == NULL)
+		return sr_ntstatus_from_errno(EINVAL);
+	if (!(r.c->a->info.AdapterFlags & NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED))
 		return sr_ntstatus_from_errno(ENOTSUP);
-	return sr_ntstatus_from_errno(ENOTSUP);
+	if (CqDepth == 0 || CqDepth > r.c->a->info.MaxCqDepth)
+		return sr_ntstatus_from_errno(EINVAL);
+	return sr_ndk_request(r.c->a, r.c->a->async_all, sr_ndk_resize_cq_, &r, sizeof(r),
+			      cb, ctx);
 }
 
 static NTSTATUS sr_ndk_control_cq_interrupt_moderation(NDK_CQ *p, ULONG Interval,

@@ -60,7 +60,25 @@ struct sr_ofw_req {
 	PMDL mdl;
 	SIZE_T length;
 	PSCATTER_GATHER_LIST sgl;
+	bool dma;                 /* IbGetDmaMr */
 };
+
+/* IbGetDmaMr's registration: local access to everything. */
+static NTSTATUS sr_ofw_dma_(const struct sr_ofw_req *r, uint32_t acc)
+{
+	struct sr_mr *mr = sr_mr_get_dma(r->pd->pd, acc);
+
+	if (mr == NULL)
+		return sr_ntstatus_from_errno(errno);
+	memset(r->out, 0, sizeof(*r->out));
+	r->out->LocalStart = 0;
+	r->out->LocalEnd = UINT64_MAX;
+	r->out->AccessMask = r->mask;
+	r->out->lKey = sr_mr_lkey(mr);
+	r->out->rKey = 0;
+	r->out->Handle = mr;
+	return STATUS_SUCCESS;
+}
 
 static NTSTATUS sr_ofw_reg_(const void *p)
 {
@@ -75,6 +93,8 @@ static NTSTATUS sr_ofw_reg_(const void *p)
 
 	if (acc == UINT32_MAX)
 		return sr_ntstatus_from_errno(EINVAL);
+	if (r->dma)
+		return sr_ofw_dma_(r, acc);
 	if (r->mdl) {
 		rc = sr_mdl_flatten(r->mdl, &mp);
 		if (rc)
@@ -131,68 +151,78 @@ static void sr_ofw_done(PVOID ctx, NTSTATUS st)
 static NTSTATUS sr_ofw_reg(struct sr_ofw_req *r)
 {
 	struct sr_ndk_adapter *a = r->pd->a;
-	bool async = r->cb && (a->async_all || r->length >= a->async_threshold);
+	bool async = r->cb && (a->async_all || (!r->dma && r->length >= a->async_threshold));
 	struct sr_ofw_req *copy;
 	NTSTATUS st;
 
-	if (!async)
-		return sr_ofw_reg_(r);
-	copy = malloc(sizeof(*copy));
-	if (copy == NULL)
-		return sr_ntstatus_from_errno(ENOMEM);
-	*copy = *r;
-	st = sr_ndk_request(a, true, sr_ofw_reg_, copy, sizeof(*copy), sr_ofw_done, copy);
-	if (st != STATUS_PENDING)
-		free(copy);
+	if (!async) {
+		st = sr_ofw_reg_(r);
+	} else {
+		copy = malloc(sizeof(*copy));
+		if (copy == NULL) {
+			st = sr_ntstatus_from_errno(ENOMEM);
+		} else {
+			*copy = *r;
+			st = sr_ndk_request(a, true, sr_ofw_reg_, copy, sizeof(*copy),
+					    sr_ofw_done, copy);
+			if (st != STATUS_PENDING)
+				free(copy);
+		}
+	}
+	/* an error completes the request too, as an IRP with its status */
+	if (!NT_SUCCESS(st) && r->cb)
+		r->cb(r->ctx, st, r->out);
 	return st;
 }
 
+/* The checks of every call's arguments; then the completion object's view. */
+static NTSTATUS sr_ofw_start(struct sr_ofw_req *r, const IB_COMPLETION *c, bool bad)
+{
+	if (c != NULL) {
+		r->cb = c->Routine;
+		r->ctx = c->Context;
+	}
+	if (bad) {
+		NTSTATUS st = sr_ntstatus_from_errno(EINVAL);
+
+		if (r->cb)
+			r->cb(r->ctx, st, r->out);
+		return st;
+	}
+	return sr_ofw_reg(r);
+}
+
 NTSTATUS IbRegVirtMr(NDK_PD *Pd, PMDL MdlList, SIZE_T Length, ULONG AccessMask,
-		     IB_MR_COMPLETION Completion, PVOID Context, IB_MR *pMr)
+		     IB_COMPLETION *pCompletion, IB_MR *pMr)
 {
 	struct sr_ofw_req r = {
 		.pd = (struct sr_ndk_pd *)Pd, .mask = AccessMask, .out = pMr,
-		.cb = Completion, .ctx = Context, .mdl = MdlList, .length = Length,
+		.mdl = MdlList, .length = Length,
 	};
 
-	if (Pd == NULL || MdlList == NULL || pMr == NULL)
-		return sr_ntstatus_from_errno(EINVAL);
-	return sr_ofw_reg(&r);
+	return sr_ofw_start(&r, pCompletion, Pd == NULL || MdlList == NULL || pMr == NULL);
 }
 
 NTSTATUS IbRegScatterGatherMr(NDK_PD *Pd, PSCATTER_GATHER_LIST Sgl, ULONG AccessMask,
-			      IB_MR_COMPLETION Completion, PVOID Context, IB_MR *pMr)
+			      IB_COMPLETION *pCompletion, IB_MR *pMr)
 {
 	struct sr_ofw_req r = {
-		.pd = (struct sr_ndk_pd *)Pd, .mask = AccessMask, .out = pMr,
-		.cb = Completion, .ctx = Context, .sgl = Sgl,
+		.pd = (struct sr_ndk_pd *)Pd, .mask = AccessMask, .out = pMr, .sgl = Sgl,
 	};
 
-	if (Pd == NULL || Sgl == NULL || pMr == NULL)
-		return sr_ntstatus_from_errno(EINVAL);
-	for (ULONG i = 0; i < Sgl->NumberOfElements; i++)
-		r.length += Sgl->Elements[i].Length;
-	return sr_ofw_reg(&r);
+	if (Sgl != NULL)
+		for (ULONG i = 0; i < Sgl->NumberOfElements; i++)
+			r.length += Sgl->Elements[i].Length;
+	return sr_ofw_start(&r, pCompletion, Pd == NULL || Sgl == NULL || pMr == NULL);
 }
 
-NTSTATUS IbGetDmaMr(NDK_PD *Pd, ULONG AccessMask, IB_MR *pMr)
+NTSTATUS IbGetDmaMr(NDK_PD *Pd, ULONG AccessMask, IB_COMPLETION *pCompletion, IB_MR *pMr)
 {
-	uint32_t acc = sr_ofw_access(AccessMask);
-	struct sr_mr *mr;
+	struct sr_ofw_req r = {
+		.pd = (struct sr_ndk_pd *)Pd, .mask = AccessMask, .out = pMr, .dma = true,
+	};
 
-	if (Pd == NULL || pMr == NULL || acc == UINT32_MAX)
-		return sr_ntstatus_from_errno(EINVAL);
-	mr = sr_mr_get_dma(((struct sr_ndk_pd *)Pd)->pd, acc);
-	if (mr == NULL)
-		return sr_ntstatus_from_errno(errno);
-	memset(pMr, 0, sizeof(*pMr));
-	pMr->LocalStart = 0;
-	pMr->LocalEnd = UINT64_MAX;
-	pMr->AccessMask = AccessMask;
-	pMr->lKey = sr_mr_lkey(mr);
-	pMr->rKey = 0;
-	pMr->Handle = mr;
-	return STATUS_SUCCESS;
+	return sr_ofw_start(&r, pCompletion, Pd == NULL || pMr == NULL);
 }
 
 NTSTATUS IbDeregMr(IB_MR *pMr)

@@ -6,12 +6,18 @@
  * registration's attributes as OFW's ib_mr_attr_t carries them: local and
  * remote bounds (first and last byte), access mask, lKey and rKey.
  *
- * Completion: STATUS_SUCCESS with *pMr filled, or STATUS_PENDING when the
- * adapter completes registrations asynchronously (sr_ndk_set_async:
- * Length at or over the threshold, or all) — then Completion(Context,
- * Status, pMr) runs on the adapter thread, pMr filled on success.  A NULL
- * Completion always completes synchronously.  Errors come from the one
- * table (sr_status.h).
+ * Completion: the three calls take one completion object, IB_COMPLETION,
+ * in the place of the kernel's IRP, and use it the same way:
+ *   - STATUS_SUCCESS with *pMr filled: done, the routine is not called;
+ *   - STATUS_PENDING when the adapter completes registrations
+ *     asynchronously (sr_ndk_set_async: Length at or over the threshold,
+ *     or all; IbGetDmaMr with all): Routine(Context, Status, pMr) runs
+ *     later on the adapter thread, pMr filled on success;
+ *   - an error: returned, and Routine(Context, Status, pMr) is called with
+ *     it before the call returns, as an IRP is completed with the failure
+ *     status.
+ * A NULL completion object always completes synchronously.  Errors come
+ * from the one table (sr_status.h).
  *
  * Scatter/gather rules (lib/mr): at least one element; the first may
  * start mid-page; every element but the last ends on a page boundary;
@@ -59,14 +65,20 @@ typedef struct _IB_MR {
 
 typedef VOID (*IB_MR_COMPLETION)(PVOID Context, NTSTATUS Status, IB_MR *pMr);
 
+/* The completion object of the three calls (the IRP's place). */
+typedef struct _IB_COMPLETION {
+	IB_MR_COMPLETION Routine;
+	PVOID Context;
+} IB_COMPLETION;
+
 NTSTATUS IbRegVirtMr(NDK_PD *Pd, PMDL MdlList, SIZE_T Length, ULONG AccessMask,
-		     IB_MR_COMPLETION Completion, PVOID Context, IB_MR *pMr);
+		     IB_COMPLETION *pCompletion, IB_MR *pMr);
 
 NTSTATUS IbRegScatterGatherMr(NDK_PD *Pd, PSCATTER_GATHER_LIST Sgl, ULONG AccessMask,
-			      IB_MR_COMPLETION Completion, PVOID Context, IB_MR *pMr);
+			      IB_COMPLETION *pCompletion, IB_MR *pMr);
 
 /* Local access to the whole adapter address space; AccessMask: LOCAL_WRITE only. */
-NTSTATUS IbGetDmaMr(NDK_PD *Pd, ULONG AccessMask, IB_MR *pMr);
+NTSTATUS IbGetDmaMr(NDK_PD *Pd, ULONG AccessMask, IB_COMPLETION *pCompletion, IB_MR *pMr);
 
 /* Release a registration of the three calls above; STATUS_DEVICE_BUSY with windows bound. */
 NTSTATUS IbDeregMr(IB_MR *pMr);

@@ -237,18 +237,30 @@ static NTSTATUS sr_ndk_post_send(struct sr_ndk_qp *qp, struct sr_send_wr *wr, UL
 	return sr_ntstatus_from_errno(rc);
 }
 
-/* Common checks and SGE translation for requests with an SGL. */
+/*
+ * Common checks and SGE translation for requests with an SGL: too many
+ * SGEs is STATUS_DATA_OVERRUN, more bytes than MaxTransferLength
+ * STATUS_BUFFER_OVERFLOW (the ND_DATA_OVERRUN and ND_BUFFER_OVERFLOW the
+ * NetworkDirect documentation gives for both; NDK's says "other status
+ * codes").
+ */
 static NTSTATUS sr_ndk_sgl(struct sr_ndk_qp *qp, CONST NDK_SGE *sgl, ULONG n, uint32_t max,
 			   struct sr_sge *out)
 {
-	if (n > max || (n && sgl == NULL))
+	uint64_t total = 0;
+
+	if (n && sgl == NULL)
 		return sr_ntstatus_from_errno(EINVAL);
+	if (n > max)
+		return STATUS_DATA_OVERRUN;
 	for (ULONG i = 0; i < n; i++) {
 		out[i].addr = (uint64_t)(uintptr_t)sgl[i].VirtualAddress;
 		out[i].length = sgl[i].Length;
 		out[i].lkey = sgl[i].MemoryRegionToken;
+		total += sgl[i].Length;
 	}
-	(void)qp;
+	if (total > qp->pd->a->info.MaxTransferLength)
+		return STATUS_BUFFER_OVERFLOW;
 	return STATUS_SUCCESS;
 }
 
@@ -319,9 +331,13 @@ static NTSTATUS sr_ndk_rdma(NDK_QP *p, PVOID ctx, CONST NDK_SGE *sgl, ULONG n,
 	pre = sr_ndk_sgl(qp, sgl, n, op == SR_WR_RDMA_READ ?
 			 qp->pd->a->info.MaxReadRequestSge < qp->max_isge ?
 			 qp->pd->a->info.MaxReadRequestSge : qp->max_isge : qp->max_isge, sge);
-	if (NT_SUCCESS(pre) && (flags & NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE))
-		pre = sr_ntstatus_from_errno(ENOTSUP);
-	return sr_ndk_submit(qp, &wr, flags, pre);
+	/*
+	 * Local invalidate after a READ: the adapter does not advertise it
+	 * (NDK_ADAPTER_FLAG_RDMA_READ_LOCAL_INVALIDATE_SUPPORTED), and the
+	 * documentation says the flag is then ignored.
+	 */
+	return sr_ndk_submit(qp, &wr, flags & ~(ULONG)NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE,
+			     pre);
 }
 
 static NTSTATUS sr_ndk_read(NDK_QP *p, PVOID ctx, CONST NDK_SGE *sgl, ULONG n,
@@ -427,10 +443,6 @@ static NTSTATUS sr_ndk_fast_register(NDK_QP *p, PVOID ctx, NDK_MR *pMr,
 		st = sr_ntstatus_from_errno(EACCES);
 		goto out_unlock;
 	}
-	if (AdapterPageCount > qp->pd->a->info.FRMRPageCount) {
-		st = sr_ntstatus_from_errno(E2BIG);
-		goto out_unlock;
-	}
 	pages = sr_ndk_pages_slot(qp, AdapterPageCount);
 	if (pages == NULL) {
 		st = sr_ntstatus_from_errno(ENOMEM);
@@ -439,6 +451,22 @@ static NTSTATUS sr_ndk_fast_register(NDK_QP *p, PVOID ctx, NDK_MR *pMr,
 	for (ULONG i = 0; i < AdapterPageCount; i++)
 		pages[i] = (uint64_t)AdapterPageArray[i].QuadPart;
 	key = sr_ndk_next_key(m->token);
+	{
+		/* parameter errors are the call's, not a completion's */
+		const struct sr_frmr_req req = {
+			.pd = qp->pd->pd, .pages = pages,
+			.npages = AdapterPageCount, .fbo = FBO,
+			.length = Length,
+			.iova = (uint64_t)(uintptr_t)BaseVirtualAddress,
+			.access = access, .key = key,
+		};
+		int rc = sr_frmr_check_params(m->mr, &req);
+
+		if (rc) {
+			st = sr_ntstatus_from_errno(-rc);
+			goto out_unlock;
+		}
+	}
 	wr.wr.reg.mr = m->mr;
 	wr.wr.reg.pages = pages;
 	wr.wr.reg.npages = AdapterPageCount;
@@ -506,6 +534,18 @@ static NTSTATUS sr_ndk_bind(NDK_QP *p, PVOID ctx, NDK_MR *pMr, NDK_MW *pMw,
 	wr.wr.bind_mw.addr = (uint64_t)(uintptr_t)VirtualAddress;
 	wr.wr.bind_mw.length = Length;
 	wr.wr.bind_mw.access = sr_ndk_op_access(Flags) & SR_ACCESS_REMOTE;
+	{
+		/* rights the region does not allow: the call's error */
+		const struct sr_mw_bind b = {
+			.mr = m->mr, .pd = qp->pd->pd, .qpn = sr_qp_num(qp->qp),
+			.key = key, .addr = wr.wr.bind_mw.addr, .length = Length,
+			.access = wr.wr.bind_mw.access,
+		};
+		int rc = sr_mw_bind_check_params(w->mw, &b);
+
+		if (rc)
+			return sr_ntstatus_from_errno(-rc);
+	}
 	st = sr_ndk_submit(qp, &wr, Flags, STATUS_SUCCESS);
 	if (NT_SUCCESS(st))
 		w->token = key;

@@ -60,6 +60,8 @@
 	  "not an address of this adapter")                                          \
 	X(EHOSTUNREACH, STATUS_HOST_UNREACHABLE,       ND_HOST_UNREACHABLE,          \
 	  "the peer did not answer ARP/ND")                                          \
+	X(ENETUNREACH,  STATUS_NETWORK_UNREACHABLE,    ND_NETWORK_UNREACHABLE,       \
+	  "no route to the peer's network")                                          \
 	X(ECONNABORTED, STATUS_CONNECTION_ABORTED,     ND_CONNECTION_ABORTED,        \
 	  "the connection was torn down")                                            \
 	X(ETIMEDOUT,    STATUS_IO_TIMEOUT,             ND_IO_TIMEOUT,                \

@@ -329,6 +329,30 @@ START_TEST(test_privileged_mr)
 }
 END_TEST
 
+/*
+ * Re-registration keeping its keys (ibv_rereg_mr): the same lkey reaches
+ * the new translation; the old range is gone.
+ */
+START_TEST(test_rereg_keep_keys)
+{
+	uint8_t *a = fx_pages(2), *b = fx_pages(2);
+	struct sr_mr *mr = sr_mr_reg_virt(fx_pd, a, SR_PAGE_SIZE, fx_addr(a), SR_ACCESS_LOCAL_WRITE);
+	uint32_t k0 = sr_mr_lkey(mr);
+	struct sr_mr_src src = {
+		.kind = SR_MR_SRC_VIRT, .iova = fx_addr(b), .virt = { .addr = b, .length = 2 * SR_PAGE_SIZE },
+	};
+	struct sr_mr_ref r;
+
+	ck_assert_int_eq(sr_mr_rereg(mr, SR_REREG_KEEP_KEYS, NULL, NULL, 0), -EINVAL);
+	ck_assert_int_eq(sr_mr_rereg(mr, SR_REREG_TRANS | SR_REREG_KEEP_KEYS, NULL, &src, 0), 0);
+	ck_assert_uint_eq(sr_mr_lkey(mr), k0);
+	r = fx_lookup_ok(k0, false, fx_addr(b) + SR_PAGE_SIZE, 8, SR_ACCESS_LOCAL_WRITE, fx_pd, 0);
+	sr_mr_ref_put(&r);
+	fx_lookup_err(SR_MR_E_BOUNDS, k0, false, fx_addr(a), 8, 0, fx_pd, 0);
+	ck_assert_int_eq(sr_mr_dereg(mr), 0);
+}
+END_TEST
+
 /* Re-registration: translation, PD, access; failures change nothing. */
 START_TEST(test_rereg)
 {
@@ -484,6 +508,7 @@ static Suite *mr_suite(void)
 	tcase_add_test(tc, test_dma_mr);
 	tcase_add_test(tc, test_privileged_mr);
 	tcase_add_test(tc, test_rereg);
+	tcase_add_test(tc, test_rereg_keep_keys);
 	tcase_add_test(tc, test_wait_for_refs_uncontended);
 	tcase_add_test(tc, test_dev_destroy_busy);
 	suite_add_tcase(s, tc);

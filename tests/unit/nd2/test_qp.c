@@ -248,7 +248,8 @@ START_TEST(cq_notify)
 	ck_assert_int_eq(e.cq->lpVtbl->GetNotifyAffinity(e.cq, &group, &aff), ND_SUCCESS);
 	ck_assert_uint_eq(group, 0);
 	ck_assert_uint_ne(aff, 0);
-	ck_assert_int_eq(e.cq->lpVtbl->Resize(e.cq, 512), ND_NOT_SUPPORTED);
+	ck_assert_int_eq(e.cq->lpVtbl->Resize(e.cq, 512), ND_SUCCESS);
+	ck_assert_int_eq(e.cq->lpVtbl->Resize(e.cq, 0), ND_INVALID_PARAMETER);
 	ck_assert_int_eq(e.cq->lpVtbl->Notify(e.cq, 3, &o1), ND_INVALID_PARAMETER);
 	qa = n2_qp(&e, NULL);
 	qb = n2_qp(&e, NULL);
@@ -325,7 +326,7 @@ START_TEST(queue_pair_errors)
 							   (VOID **)&qp), ND_INVALID_PARAMETER_3);
 	ck_assert_int_eq(ad->lpVtbl->CreateQueuePairWithSrq(ad, &IID_IND2QueuePair, cq, cq, NULL,
 							    NULL, 8, 1, 0, (VOID **)&qp),
-			 ND_NOT_SUPPORTED);
+			 ND_INVALID_PARAMETER_4);
 	qp = n2_qp(&e, NULL);
 	/* not connected */
 	ck_assert_int_eq(qp->lpVtbl->Send(qp, NULL, &sge, 1, 0), ND_CONNECTION_INVALID);
@@ -338,6 +339,26 @@ START_TEST(queue_pair_errors)
 			 ND_INVALID_PARAMETER_6);
 	ck_assert_int_eq(qp->lpVtbl->Read(qp, NULL, &sge, 1, 0, 0, ND_OP_FLAG_INLINE),
 			 ND_INVALID_PARAMETER_6);
+	/*
+	 * The documented codes: more SGEs than the QP takes ND_DATA_OVERRUN,
+	 * more bytes than MaxTransferLength ND_BUFFER_OVERFLOW, a full
+	 * receive queue ND_NO_MORE_ENTRIES.
+	 */
+	{
+		ND2_SGE many[5] = { sge, sge, sge, sge, sge };
+		ND2_SGE big = sge;
+		HRESULT hr = ND_SUCCESS;
+		int posted = 0;
+
+		ck_assert_int_eq(qp->lpVtbl->Receive(qp, NULL, many, 5), ND_DATA_OVERRUN);
+		big.BufferLength = i.MaxTransferLength + 1;
+		ck_assert_int_eq(qp->lpVtbl->Receive(qp, NULL, &big, 1), ND_BUFFER_OVERFLOW);
+		while (posted < 1000 &&
+		       (hr = qp->lpVtbl->Receive(qp, NULL, &sge, 1)) == ND_SUCCESS)
+			posted++;
+		ck_assert_int_ge(posted, 32);
+		ck_assert_int_eq(hr, ND_NO_MORE_ENTRIES);
+	}
 	ck_assert_int_eq(qp->lpVtbl->Flush(qp), ND_SUCCESS);
 	ck_assert_uint_eq(qp->lpVtbl->Release(qp), 0);
 	mr->lpVtbl->Release(mr);
@@ -432,6 +453,87 @@ START_TEST(connection_lifecycle)
 }
 END_TEST
 
+/*
+ * A shared receive queue: its parameter checks, Modify, two QPs on it,
+ * a SEND from a third QP lands in a receive posted to the SRQ, and its
+ * completion names the QP it came through.
+ */
+START_TEST(shared_receive_queue)
+{
+	struct n2_env e;
+	struct n2_conn n;
+	IND2SharedReceiveQueue *srq = NULL;
+	IND2QueuePair *qa, *qb = NULL, *qc = NULL;
+	IND2MemoryRegion *mr;
+	ND2_ADAPTER_INFO i = { .InfoVersion = 1 };
+	ULONG len = sizeof(i);
+	char *buf = calloc(1, 4096);
+	ND2_SGE sge;
+	ND2_RESULT r;
+
+	n2_open(&e);
+	ck_assert_int_eq(e.ad->lpVtbl->Query(e.ad, &i, &len), ND_SUCCESS);
+	ck_assert_uint_gt(i.MaxSharedReceiveQueueDepth, 0);
+	ck_assert_int_eq(e.ad->lpVtbl->CreateSharedReceiveQueue(e.ad, &IID_IND2SharedReceiveQueue,
+								NULL, 0, 1, 0, 0, 0,
+								(VOID **)&srq),
+			 ND_INVALID_PARAMETER_4);
+	ck_assert_int_eq(e.ad->lpVtbl->CreateSharedReceiveQueue(e.ad, &IID_IND2SharedReceiveQueue,
+								NULL, 16, 1, 17, 0, 0,
+								(VOID **)&srq),
+			 ND_INVALID_PARAMETER_6);
+	ck_assert_int_eq(e.ad->lpVtbl->CreateSharedReceiveQueue(e.ad, &IID_IND2SharedReceiveQueue,
+								NULL, 16, 2, 4, 0, 0,
+								(VOID **)&srq),
+			 ND_SUCCESS);
+	/* the threshold changes; the depth cannot (the engine's SRQs keep theirs) */
+	ck_assert_int_eq(srq->lpVtbl->Modify(srq, 16, 2), ND_SUCCESS);
+	ck_assert_int_eq(srq->lpVtbl->Modify(srq, 32, 2), ND_NOT_SUPPORTED);
+	ck_assert_int_eq(e.ad->lpVtbl->CreateQueuePairWithSrq(e.ad, &IID_IND2QueuePair,
+							      (IUnknown *)e.cq,
+							      (IUnknown *)e.cq,
+							      (IUnknown *)srq, (void *)0xb, 8, 1,
+							      0, (VOID **)&qb), ND_SUCCESS);
+	ck_assert_int_eq(e.ad->lpVtbl->CreateQueuePairWithSrq(e.ad, &IID_IND2QueuePair,
+							      (IUnknown *)e.cq,
+							      (IUnknown *)e.cq,
+							      (IUnknown *)srq, (void *)0xc, 8, 1,
+							      0, (VOID **)&qc), ND_SUCCESS);
+	qa = n2_qp(&e, (void *)0xa);
+	mr = n2_mr(&e);
+	ck_assert_int_eq(n2_register(mr, buf, 4096, ND_MR_FLAG_ALLOW_LOCAL_WRITE), ND_SUCCESS);
+	sge = (ND2_SGE){ .Buffer = buf + 1024, .BufferLength = 64,
+			 .MemoryRegionToken = mr->lpVtbl->GetLocalToken(mr) };
+	/* receives go to the SRQ, not to a QP on it */
+	ck_assert_int_ne(qb->lpVtbl->Receive(qb, NULL, &sge, 1), ND_SUCCESS);
+	ck_assert_int_eq(srq->lpVtbl->Receive(srq, (void *)9, &sge, 1), ND_SUCCESS);
+	n2_connect(&e, &n, qa, qb, 4120);
+	strcpy(buf, "through the srq");
+	sge = (ND2_SGE){ .Buffer = buf, .BufferLength = 16,
+			 .MemoryRegionToken = mr->lpVtbl->GetLocalToken(mr) };
+	ck_assert_int_eq(qa->lpVtbl->Send(qa, (void *)1, &sge, 1, 0), ND_SUCCESS);
+	for (int k = 0; k < 2; k++) {
+		r = one(e.cq);
+		ck_assert_int_eq(r.Status, ND_SUCCESS);
+		if (r.RequestType == Nd2RequestTypeReceive) {
+			ck_assert_ptr_eq(r.RequestContext, (void *)9);
+			ck_assert_ptr_eq(r.QueuePairContext, (void *)0xb);
+			ck_assert_uint_eq(r.BytesTransferred, 16);
+		}
+	}
+	ck_assert_str_eq(buf + 1024, "through the srq");
+	n2_disconnect(&n);
+	ck_assert_int_eq(n2_deregister(mr), ND_SUCCESS);
+	mr->lpVtbl->Release(mr);
+	qa->lpVtbl->Release(qa);
+	qb->lpVtbl->Release(qb);
+	qc->lpVtbl->Release(qc);
+	ck_assert_uint_eq(srq->lpVtbl->Release(srq), 0);
+	n2_close(&e);
+	free(buf);
+}
+END_TEST
+
 static Suite *nd2_qp_suite(void)
 {
 	Suite *s = suite_create("nd2_qp");
@@ -444,6 +546,7 @@ static Suite *nd2_qp_suite(void)
 	tcase_add_test(t, cq_notify);
 	tcase_add_test(t, queue_pair_errors);
 	tcase_add_test(t, connection_lifecycle);
+	tcase_add_test(t, shared_receive_queue);
 	suite_add_tcase(s, t);
 	return s;
 }

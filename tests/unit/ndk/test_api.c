@@ -63,6 +63,7 @@ START_TEST(status_table)
 		{ EPERM, STATUS_INVALID_DEVICE_STATE, ND_INVALID_DEVICE_STATE },
 		{ ENOTCONN, STATUS_CONNECTION_INVALID, ND_CONNECTION_INVALID },
 		{ ENODEV, STATUS_DEVICE_REMOVED, ND_DEVICE_REMOVED },
+		{ ENETUNREACH, STATUS_NETWORK_UNREACHABLE, ND_NETWORK_UNREACHABLE },
 		{ EINPROGRESS, STATUS_PENDING, ND_PENDING },
 	};
 
@@ -72,6 +73,13 @@ START_TEST(status_table)
 		ck_assert_int_eq(sr_hresult_from_errno(rows[i].err), rows[i].nd);
 	}
 	ck_assert_int_eq(sr_ntstatus_from_errno(EXDEV), STATUS_UNSUCCESSFUL);
+	/* the codes NDKPI's pages name, with ntstatus.h's values */
+	ck_assert_int_eq(STATUS_REMOTE_RESOURCES, (NTSTATUS)0xC000013D);
+	ck_assert_int_eq(STATUS_FILE_FORCED_CLOSED, (NTSTATUS)0xC00000B6);
+	ck_assert_int_eq(STATUS_NETWORK_UNREACHABLE, (NTSTATUS)0xC000023C);
+	ck_assert_int_eq(STATUS_TOO_MANY_ADDRESSES, (NTSTATUS)0xC0000209);
+	ck_assert_int_eq(STATUS_TOO_MANY_ADDRESSES, ND_TOO_MANY_ADDRESSES);
+	ck_assert_str_eq(sr_ntstatus_str(STATUS_NETWORK_UNREACHABLE), "STATUS_NETWORK_UNREACHABLE");
 	ck_assert_int_eq(STATUS_IMPLEMENTATION_LIMIT, (NTSTATUS)0xC000042B);
 	ck_assert_int_eq(STATUS_CONNECTION_INVALID, (NTSTATUS)0xC000023A);
 	ck_assert_str_eq(sr_ntstatus_str(STATUS_PENDING), "STATUS_PENDING");
@@ -112,10 +120,14 @@ START_TEST(adapter_info)
 	ck_assert_uint_eq(info.MaxCalleeData, l->max_callee_data);
 	ck_assert_int_eq(info.RdmaTechnology, NdkRoCEv2);
 	ck_assert(info.AdapterFlags & NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED);
-	ck_assert(!(info.AdapterFlags & NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED));
-	/* not advertised, so not supported */
-	ck_assert_int_eq(e.cq->Dispatch->NdkResizeCq(e.cq, 512, NULL, NULL),
-			 STATUS_NOT_SUPPORTED);
+	/* CQs resize: advertised and done; 0 or above MaxCqDepth is invalid */
+	ck_assert(info.AdapterFlags & NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED);
+	ck_assert_int_eq(e.cq->Dispatch->NdkResizeCq(e.cq, 512, NULL, NULL), STATUS_SUCCESS);
+	ck_assert_int_eq(e.cq->Dispatch->NdkResizeCq(e.cq, 0, NULL, NULL),
+			 STATUS_INVALID_PARAMETER);
+	ck_assert_int_eq(e.cq->Dispatch->NdkResizeCq(e.cq, info.MaxCqDepth + 1, NULL, NULL),
+			 STATUS_INVALID_PARAMETER);
+	ck_assert_int_eq(e.cq->Dispatch->NdkResizeCq(e.cq, 64, NULL, NULL), STATUS_SUCCESS);
 	ck_assert_int_eq(e.cq->Dispatch->NdkControlCqInterruptModeration(e.cq, 10, 10),
 			 STATUS_NOT_SUPPORTED);
 	{
@@ -274,8 +286,17 @@ START_TEST(async_completion)
 	ck_assert_int_eq(nt_wait(&w), STATUS_SUCCESS);
 	mr = (NDK_MR *)w.obj;
 	memset(&w, 0, sizeof(w));
+	/*
+	 * FRMRPageCount (256) is the size with the most FRMRs, not a limit:
+	 * 100000 pages initialise; more than SR_FRMR_MAX_PAGES do not.
+	 */
 	ck_assert_int_eq(mr->Dispatch->NdkInitializeFastRegisterMr(mr, 100000, TRUE,
 								   nt_req_cb, &w),
+			 STATUS_PENDING);
+	ck_assert_int_eq(nt_wait(&w), STATUS_SUCCESS);
+	memset(&w, 0, sizeof(w));
+	ck_assert_int_eq(mr->Dispatch->NdkInitializeFastRegisterMr(mr, SR_FRMR_MAX_PAGES + 1,
+								   TRUE, nt_req_cb, &w),
 			 STATUS_PENDING);
 	ck_assert_int_eq(nt_wait(&w), STATUS_IMPLEMENTATION_LIMIT);
 	memset(&w, 0, sizeof(w));
@@ -341,19 +362,26 @@ START_TEST(ofw_registration)
 		char room[sizeof(SCATTER_GATHER_LIST) + 3 * sizeof(SCATTER_GATHER_ELEMENT)];
 	} sg;
 	struct nt_wait w = { 0 };
+	IB_COMPLETION cw = { .Routine = nt_ofw_cb, .Context = &w };
 	IB_MR mr, dma;
 
 	nt_open(&e);
 	ck_assert_int_eq(IbRegVirtMr(e.pd, m, 3 * PAGE_SIZE, IB_AC_LOCAL_WRITE | IB_AC_RDMA_READ,
-				     NULL, NULL, &mr), STATUS_SUCCESS);
+				     NULL, &mr), STATUS_SUCCESS);
 	ck_assert_uint_eq(mr.LocalStart, (uintptr_t)buf + 64);
 	ck_assert_uint_eq(mr.LocalEnd, (uintptr_t)buf + 64 + 3 * PAGE_SIZE - 1);
 	ck_assert_uint_eq(mr.RemoteStart, mr.LocalStart);
 	ck_assert_uint_eq(be32toh(mr.rKey), mr.lKey);
 	ck_assert_int_eq(IbDeregMr(&mr), STATUS_SUCCESS);
-	/* bad access bit */
-	ck_assert_int_eq(IbRegVirtMr(e.pd, m, PAGE_SIZE, 0x100, NULL, NULL, &mr),
+	/* bad access bit: returned, and the completion object completed with it */
+	ck_assert_int_eq(IbRegVirtMr(e.pd, m, PAGE_SIZE, 0x100, &cw, &mr),
 			 STATUS_INVALID_PARAMETER);
+	ck_assert_int_eq(nt_wait(&w), STATUS_INVALID_PARAMETER);
+	memset(&w, 0, sizeof(w));
+	ck_assert_int_eq(IbRegVirtMr(e.pd, NULL, PAGE_SIZE, 0, &cw, &mr),
+			 STATUS_INVALID_PARAMETER);
+	ck_assert_int_eq(nt_wait(&w), STATUS_INVALID_PARAMETER);
+	memset(&w, 0, sizeof(w));
 	/* scatter/gather: first mid-page, middle whole pages, last ends anywhere */
 	sg.l.NumberOfElements = 3;
 	sg.l.Elements[0].Address.QuadPart = (LONGLONG)(uintptr_t)buf + 100;
@@ -363,24 +391,32 @@ START_TEST(ofw_registration)
 	sg.l.Elements[2].Address.QuadPart = (LONGLONG)(uintptr_t)buf + 2 * PAGE_SIZE;
 	sg.l.Elements[2].Length = 10;
 	ck_assert_int_eq(IbRegScatterGatherMr(e.pd, &sg.l, IB_AC_RDMA_WRITE | IB_AC_LOCAL_WRITE,
-					      NULL, NULL, &mr), STATUS_SUCCESS);
+					      NULL, &mr), STATUS_SUCCESS);
 	ck_assert_uint_eq(mr.LocalEnd - mr.LocalStart + 1, 2 * PAGE_SIZE - 100 + 10);
 	ck_assert_int_eq(IbDeregMr(&mr), STATUS_SUCCESS);
 	/* a middle element that does not end on a page boundary */
 	sg.l.Elements[1].Length = 100;
-	ck_assert_int_eq(IbRegScatterGatherMr(e.pd, &sg.l, 0, NULL, NULL, &mr),
+	ck_assert_int_eq(IbRegScatterGatherMr(e.pd, &sg.l, 0, &cw, &mr),
 			 STATUS_INVALID_PARAMETER);
+	ck_assert_int_eq(nt_wait(&w), STATUS_INVALID_PARAMETER);
+	memset(&w, 0, sizeof(w));
 	/* asynchronously */
 	sr_ndk_set_async(e.ad, PAGE_SIZE, FALSE);
-	ck_assert_int_eq(IbRegVirtMr(e.pd, m, 2 * PAGE_SIZE, IB_AC_LOCAL_WRITE, nt_ofw_cb, &w,
-				     &mr), STATUS_PENDING);
+	ck_assert_int_eq(IbRegVirtMr(e.pd, m, 2 * PAGE_SIZE, IB_AC_LOCAL_WRITE, &cw, &mr),
+			 STATUS_PENDING);
 	ck_assert_int_eq(nt_wait(&w), STATUS_SUCCESS);
 	ck_assert_uint_eq(mr.rKey, 0);
 	ck_assert_uint_eq(mr.RemoteEnd, 0);
 	ck_assert_int_eq(IbDeregMr(&mr), STATUS_SUCCESS);
-	/* DMA MR: local write only */
-	ck_assert_int_eq(IbGetDmaMr(e.pd, IB_AC_RDMA_READ, &dma), STATUS_INVALID_PARAMETER);
-	ck_assert_int_eq(IbGetDmaMr(e.pd, IB_AC_LOCAL_WRITE, &dma), STATUS_SUCCESS);
+	/* DMA MR: local write only; it pends like the others */
+	ck_assert_int_eq(IbGetDmaMr(e.pd, IB_AC_RDMA_READ, NULL, &dma), STATUS_INVALID_PARAMETER);
+	ck_assert_int_eq(IbGetDmaMr(e.pd, IB_AC_LOCAL_WRITE, NULL, &dma), STATUS_SUCCESS);
+	ck_assert_uint_eq(dma.LocalEnd, UINT64_MAX);
+	ck_assert_int_eq(IbDeregMr(&dma), STATUS_SUCCESS);
+	memset(&w, 0, sizeof(w));
+	sr_ndk_set_async(e.ad, 0, TRUE);
+	ck_assert_int_eq(IbGetDmaMr(e.pd, IB_AC_LOCAL_WRITE, &cw, &dma), STATUS_PENDING);
+	ck_assert_int_eq(nt_wait(&w), STATUS_SUCCESS);
 	ck_assert_uint_eq(dma.LocalEnd, UINT64_MAX);
 	ck_assert_uint_eq(dma.rKey, 0);
 	ck_assert_int_eq(IbDeregMr(&dma), STATUS_SUCCESS);

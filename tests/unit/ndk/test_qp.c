@@ -93,12 +93,16 @@ START_TEST(unconnected_qp)
 			 STATUS_CONNECTION_INVALID);
 	/* receives may be posted before the connection */
 	ck_assert_int_eq(q.a->Dispatch->NdkReceive(q.a, NULL, &s, 1), STATUS_SUCCESS);
-	/* too many SGEs */
+	/* too many SGEs; more bytes than MaxTransferLength (receives too) */
 	{
 		NDK_SGE many[8] = { 0 };
+		NDK_SGE big = s;
 
 		ck_assert_int_eq(q.a->Dispatch->NdkReceive(q.a, NULL, many, 8),
-				 STATUS_INVALID_PARAMETER);
+				 STATUS_DATA_OVERRUN);
+		big.Length = sr_mr_dev_limits(q.e.mrd)->max_transfer_length + 1;
+		ck_assert_int_eq(q.a->Dispatch->NdkReceive(q.a, NULL, &big, 1),
+				 STATUS_BUFFER_OVERFLOW);
 	}
 	nt_close_obj(&fr->Header);
 	nt_qps_close(&q, false);
@@ -147,8 +151,19 @@ START_TEST(send_receive_read_write)
 	ck_assert_str_eq(q.buf + 2 * PAGE_SIZE, "written");
 	/* read */
 	s = nt_sge(&q, 3 * PAGE_SIZE, 8);
+	/* local invalidate is not advertised: the flag is ignored, as documented */
+	{
+		NDK_ADAPTER_INFO info = { .Version = { .Major = 1, .Minor = 2 } };
+		ULONG len = sizeof(info);
+
+		ck_assert_int_eq(q.e.ad->Dispatch->NdkQueryAdapterInfo(q.e.ad, &info, &len),
+				 STATUS_SUCCESS);
+		ck_assert_uint_eq(info.AdapterFlags &
+				  NDK_ADAPTER_FLAG_RDMA_READ_LOCAL_INVALIDATE_SUPPORTED, 0);
+	}
 	ck_assert_int_eq(q.a->Dispatch->NdkRead(q.a, (PVOID)2, &s, 1,
-						(uintptr_t)q.buf + 2 * PAGE_SIZE, rtok, 0),
+						(uintptr_t)q.buf + 2 * PAGE_SIZE, rtok,
+						NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE),
 			 STATUS_SUCCESS);
 	ck_assert_uint_eq(nt_poll(&q.e, q.e.cq, r, 1, 2000), 1);
 	ck_assert_int_eq(r[0].Type, NdkOperationTypeRead);
@@ -235,7 +250,8 @@ START_TEST(fast_register_as_documented)
 	/* not initialised yet */
 	ck_assert_int_eq(q.a->Dispatch->NdkFastRegister(q.a, NULL, fr, 1, pages, 0, 10, base, 0),
 			 STATUS_INVALID_DEVICE_STATE);
-	ck_assert_int_eq(fr->Dispatch->NdkInitializeFastRegisterMr(fr, 1000000, TRUE, NULL, NULL),
+	ck_assert_int_eq(fr->Dispatch->NdkInitializeFastRegisterMr(fr, SR_FRMR_MAX_PAGES + 1, TRUE,
+								   NULL, NULL),
 			 STATUS_IMPLEMENTATION_LIMIT);
 	ck_assert_int_eq(fr->Dispatch->NdkInitializeFastRegisterMr(fr, 4, TRUE, NULL, NULL),
 			 STATUS_SUCCESS);
@@ -301,15 +317,45 @@ START_TEST(fast_register_as_documented)
 							NDK_OP_FLAG_ALLOW_LOCAL_WRITE |
 							NDK_OP_FLAG_SILENT_SUCCESS),
 			 STATUS_SUCCESS);
-	/* a failure always completes, silent or not: BaseVirtualAddress not FBO + n pages */
-	ck_assert_int_eq(q.a->Dispatch->NdkFastRegister(q.a, (PVOID)0xBAD, fr, 1, pages, 8, 10,
-							base + 9,
-							NDK_OP_FLAG_SILENT_SUCCESS |
-							NDK_OP_FLAG_ALLOW_REMOTE_READ),
+	/*
+	 * Parameter errors are the call's (the documented return values),
+	 * not a completion that moves the QP to error: a base address not
+	 * FBO + n pages, an FBO past the page, length 0 or past the pages,
+	 * more pages than initialised, a misaligned page.
+	 */
+	{
+		NDK_LOGICAL_ADDRESS odd = { .QuadPart = pages[0].QuadPart + 8 };
+		const struct {
+			ULONG n;
+			const NDK_LOGICAL_ADDRESS *pa;
+			ULONG fbo;
+			SIZE_T len;
+			char *va;
+		} bad[] = {
+			{ 1, pages, 8, 10, base + 9 },
+			{ 1, pages, PAGE_SIZE, 10, base + PAGE_SIZE },
+			{ 1, pages, 0, 0, base },
+			{ 1, pages, 0, PAGE_SIZE + 1, base },
+			{ 5, pages, 0, 10, base },
+			{ 1, &odd, 0, 10, base },
+		};
+
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+			ck_assert_int_eq(q.a->Dispatch->NdkFastRegister(q.a, (PVOID)0xBAD, fr,
+									bad[i].n, bad[i].pa,
+									bad[i].fbo, bad[i].len,
+									bad[i].va,
+									NDK_OP_FLAG_ALLOW_REMOTE_READ),
+					 STATUS_INVALID_PARAMETER);
+	}
+	ck_assert_uint_eq(nt_poll(&q.e, q.e.cq, r, 1, 200), 0);
+	/* the QP is still good: a right request completes (fr was invalidated above) */
+	ck_assert_int_eq(q.a->Dispatch->NdkFastRegister(q.a, (PVOID)0x600D, fr, 1, pages, 8, 10,
+							base + 8, NDK_OP_FLAG_ALLOW_REMOTE_READ),
 			 STATUS_SUCCESS);
 	ck_assert_uint_eq(nt_poll(&q.e, q.e.cq, r, 1, 2000), 1);
-	ck_assert_ptr_eq(r[0].RequestContext, (PVOID)0xBAD);
-	ck_assert_int_ne(r[0].Status, STATUS_SUCCESS);
+	ck_assert_ptr_eq(r[0].RequestContext, (PVOID)0x600D);
+	ck_assert_int_eq(r[0].Status, STATUS_SUCCESS);
 	nt_close_obj(&local->Header);
 	nt_close_obj(&fr->Header);
 	nt_qps_close(&q, true);
@@ -358,7 +404,7 @@ START_TEST(deferred_requests)
 		NDK_SGE many[8] = { 0 };
 
 		ck_assert_int_eq(q.a->Dispatch->NdkSend(q.a, NULL, many, 8, 0),
-				 STATUS_INVALID_PARAMETER);
+				 STATUS_DATA_OVERRUN);
 	}
 	ck_assert_uint_eq(nt_poll(&q.e, q.e.cq, r, 1, 2000), 1);
 	ck_assert_ptr_eq(r[0].RequestContext, (PVOID)3);
@@ -410,6 +456,40 @@ START_TEST(windows_bind_invalidate)
 			 STATUS_SUCCESS);
 	ck_assert_uint_eq(nt_poll(&q.e, q.e.cq, r, 1, 2000), 1);
 	ck_assert_int_eq(r[0].Status, STATUS_SUCCESS);
+	/*
+	 * Rights the region does not allow, or a range past it: the call's
+	 * error, nothing completes, the QP stays good.
+	 */
+	{
+		NDK_MR *ro;
+		PMDL m = sr_mdl_chain_build(q.buf + 16 * PAGE_SIZE, PAGE_SIZE, 0);
+
+		ck_assert_int_eq(q.e.pd->Dispatch->NdkCreateMr(q.e.pd, FALSE, NULL, NULL, &ro),
+				 STATUS_SUCCESS);
+		ck_assert_int_eq(ro->Dispatch->NdkRegisterMr(ro, m, PAGE_SIZE,
+							     NDK_MR_FLAG_ALLOW_REMOTE_READ,
+							     NULL, NULL), STATUS_SUCCESS);
+		sr_mdl_chain_free(m);
+		ck_assert_int_eq(q.b->Dispatch->NdkBind(q.b, (PVOID)9, ro, mw,
+							q.buf + 16 * PAGE_SIZE, 64,
+							NDK_OP_FLAG_ALLOW_REMOTE_WRITE),
+				 STATUS_ACCESS_VIOLATION);
+		ck_assert_int_eq(q.b->Dispatch->NdkBind(q.b, (PVOID)10, ro, mw,
+							q.buf + 16 * PAGE_SIZE, 2 * PAGE_SIZE,
+							NDK_OP_FLAG_ALLOW_REMOTE_READ),
+				 STATUS_INVALID_PARAMETER);
+		ck_assert_uint_eq(nt_poll(&q.e, q.e.cq, r, 1, 200), 0);
+		ck_assert_int_eq(q.b->Dispatch->NdkBind(q.b, (PVOID)11, ro, mw,
+							q.buf + 16 * PAGE_SIZE, 64,
+							NDK_OP_FLAG_ALLOW_REMOTE_READ),
+				 STATUS_SUCCESS);
+		ck_assert_uint_eq(nt_poll(&q.e, q.e.cq, r, 1, 2000), 1);
+		ck_assert_int_eq(r[0].Status, STATUS_SUCCESS);
+		ck_assert_int_eq(q.b->Dispatch->NdkInvalidate(q.b, (PVOID)12, &mw->Header, 0),
+				 STATUS_SUCCESS);
+		ck_assert_uint_eq(nt_poll(&q.e, q.e.cq, r, 1, 2000), 1);
+		nt_close_obj(&ro->Header);
+	}
 	nt_close_obj(&mw->Header);
 	nt_qps_close(&q, true);
 }

@@ -414,6 +414,89 @@ START_TEST(test_inline_sge_fence)
 }
 END_TEST
 
+/*
+ * Zero-sized queues are legal (qperf asks for them): a QP with no receive
+ * queue takes WRITEs, one with no send queue receives; posting to the
+ * empty side is "queue full", and the caps say 0.
+ */
+START_TEST(test_zero_sized_queues)
+{
+	struct h_pair p;
+	struct h_opts o;
+	struct sr_wc wc;
+	struct sr_qp_attr a;
+	struct sr_qp_init_attr ia;
+
+	h_default_opts(&o, SR_QPT_RC);
+	o.rq = 0;
+	h_pair_init(&p, &o);
+	ck_assert_int_eq(sr_qp_query(p.n[1].qp, &a, &ia), 0);
+	ck_assert_uint_eq(ia.cap.max_recv_wr, 0);
+	ck_assert_int_eq(h_post_recv(&p, 1, 1, 0, 64), -ENOMEM);
+	memset(p.n[0].buf, 0x5e, 256);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_WRITE, 7, 0, 256, 1024,
+				     SR_SEND_SIGNALED), 0);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 10000), 1);
+	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
+	ck_assert_uint_eq(p.n[1].buf[1024 + 255], 0x5e);
+	h_pair_fini(&p);
+
+	h_default_opts(&o, SR_QPT_UD);
+	o.sq = 0;
+	h_pair_init(&p, &o);
+	ck_assert_int_eq(sr_qp_query(p.n[0].qp, &a, &ia), 0);
+	ck_assert_uint_eq(ia.cap.max_send_wr, 0);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 16, 0, 0), -ENOMEM);
+	ck_assert_int_eq(h_post_recv(&p, 0, 1, 0, 64), 0);
+	h_pair_fini(&p);
+}
+END_TEST
+
+/*
+ * A CQ is at most the max_cq_depth the device advertises; resizing keeps
+ * the completions it holds, in order, and will not go below their number.
+ */
+START_TEST(test_cq_limits_and_resize)
+{
+	struct h_pair p;
+	struct h_opts o;
+	struct sr_wc wc[4];
+	uint32_t max;
+	struct sr_cq *cq;
+
+	h_default_opts(&o, SR_QPT_RC);
+	o.cqe = 4;
+	h_pair_init(&p, &o);
+	max = sr_mr_dev_limits(sr_dev_mr(p.n[0].dev))->max_cq_depth;
+	ck_assert_ptr_null(sr_cq_create(p.n[0].dev, max + 1, NULL, NULL));
+	cq = sr_cq_create(p.n[0].dev, max, NULL, NULL);
+	ck_assert_ptr_nonnull(cq);
+	ck_assert_int_eq(sr_cq_resize(cq, max + 1), -EINVAL);
+	ck_assert_int_eq(sr_cq_resize(cq, 0), -EINVAL);
+	ck_assert_int_eq(sr_cq_destroy(cq), 0);
+
+	for (uint64_t id = 1; id <= 3; id++)
+		ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_WRITE, id, 0, 8,
+					     64, SR_SEND_SIGNALED), 0);
+	h_settle(&p);
+	ck_assert_int_eq(sr_cq_resize(p.n[0].scq, 2), -EINVAL);
+	ck_assert_int_eq(sr_cq_resize(p.n[0].scq, 100), 0);
+	ck_assert_uint_ge(sr_cq_depth(p.n[0].scq), 100);
+	ck_assert_int_eq(sr_cq_poll(p.n[0].scq, 4, wc), 3);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_uint_eq(wc[i].wr_id, (uint64_t)i + 1);
+		ck_assert_int_eq(wc[i].status, SR_WC_SUCCESS);
+	}
+	/* shrink an empty CQ, and it still works */
+	ck_assert_int_eq(sr_cq_resize(p.n[0].scq, 2), 0);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_WRITE, 9, 0, 8, 64,
+				     SR_SEND_SIGNALED), 0);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, wc, 1, 10000), 1);
+	ck_assert_uint_eq(wc[0].wr_id, 9);
+	h_pair_fini(&p);
+}
+END_TEST
+
 static Suite *objects_suite(void)
 {
 	Suite *s = suite_create("qp_objects");
@@ -426,6 +509,8 @@ static Suite *objects_suite(void)
 	tcase_add_test(tc, test_srq_limit);
 	tcase_add_test(tc, test_mem_ops);
 	tcase_add_test(tc, test_inline_sge_fence);
+	tcase_add_test(tc, test_zero_sized_queues);
+	tcase_add_test(tc, test_cq_limits_and_resize);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -10,92 +10,12 @@
  */
 #include <string.h>
 
+#include "craft.h"
 #include "harness.h"
 #include "sr_check.h"
 #include "transport/transport.h"
 #include "wire/build.h"
 #include "wire/parse.h"
-
-#define MAXCAP 64
-
-struct cap {
-	int n;
-	uint8_t op[MAXCAP];
-	uint32_t psn[MAXCAP];
-	uint8_t syn[MAXCAP];
-	uint32_t msn[MAXCAP];
-	uint64_t va[MAXCAP];
-	uint32_t rlen[MAXCAP];
-	uint32_t plen[MAXCAP];
-	uint64_t orig[MAXCAP];
-	int swallow;     /* frames from this node are captured and dropped */
-};
-
-static bool cap_tap(void *ctx, int from, uint8_t *frame, uint32_t *len)
-{
-	struct cap *c = ctx;
-	struct sr_pkt pkt;
-	const struct sr_aeth *a;
-	const struct sr_reth *r;
-	const struct sr_atmack *k;
-	int i;
-
-	if (from != c->swallow)
-		return true;
-	ck_assert_int_eq(sr_parse_eth(frame, *len, 0, &pkt), SR_PARSE_OK);
-	if (c->n < MAXCAP) {
-		i = c->n++;
-		c->op[i] = pkt.opcode;
-		c->psn[i] = sr_bth_psn(sr_pkt_bth(&pkt));
-		a = sr_pkt_ext(&pkt, SR_EXT_AETH);
-		r = sr_pkt_ext(&pkt, SR_EXT_RETH);
-		k = sr_pkt_ext(&pkt, SR_EXT_ATMACK);
-		c->syn[i] = a ? sr_aeth_syndrome(a) : 0xff;
-		c->msn[i] = a ? sr_aeth_msn(a) : 0;
-		c->va[i] = r ? sr_reth_va(r) : 0;
-		c->rlen[i] = r ? sr_reth_len(r) : 0;
-		c->plen[i] = pkt.payload_len;
-		c->orig[i] = k ? sr_atmack_orig(k) : 0;
-	}
-	return false;
-}
-
-/* A frame from node `from` to node 1-from's QP. */
-static void craft_init(struct h_pair *p, int from, struct sr_build *b,
-		       uint8_t opcode, uint32_t psn)
-{
-	struct h_node *s = &p->n[from], *d = &p->n[1 - from];
-
-	memset(b, 0, sizeof(*b));
-	memcpy(b->dmac, d->mac, 6);
-	memcpy(b->smac, s->mac, 6);
-	memcpy(b->sgid, s->gid, 16);
-	memcpy(b->dgid, d->gid, 16);
-	b->hop_limit = 64;
-	b->ip_df = true;
-	b->sport = 0xc000;
-	b->opcode = opcode;
-	b->pkey = 0xffff;
-	b->dqpn = sr_qp_num(d->qp);
-	b->psn = psn & 0xffffff;
-}
-
-static void craft_send(struct h_pair *p, int from, const struct sr_build *b,
-		       const void *payload, uint32_t len)
-{
-	uint8_t frame[5000];
-	int n = sr_build_frame(frame, sizeof(frame), b, payload, len);
-
-	ck_assert_int_gt(n, 0);
-	sim_inject(p->net, from, frame, (uint32_t)n);
-}
-
-static void settle(struct h_pair *p)
-{
-	for (int i = 0; i < 2000; i++)
-		if (!sim_step_frames(p->net))
-			break;
-}
 
 /* ------------------------------------------------------------------ */
 /* Responder                                                          */
@@ -114,8 +34,6 @@ struct rcase {
 	int want_recv_status;    /* -1: no receive completion */
 	enum sr_counter want_cnt;
 };
-
-#define NAK(c) (SR_AETH_NAK | SR_NAK_##c)
 
 static const struct rcase rcases[] = {
 	{ "send middle without first", SR_OPCODE(RC, SEND_MIDDLE), 1024, 1, .recv_len = 4096,
@@ -475,19 +393,6 @@ START_TEST(test_responder_duplicates)
 }
 END_TEST
 
-/* node 0 sends node 1 a READ of len bytes of its buffer at off. */
-static void craft_read(struct h_pair *p, uint32_t psn, uint32_t off,
-		       uint32_t len)
-{
-	struct sr_build b;
-
-	craft_init(p, 0, &b, SR_OPCODE(RC, READ_REQUEST), psn);
-	b.reth_va = (uint64_t)(uintptr_t)p->n[1].buf + off;
-	b.reth_rkey = sr_mr_rkey(p->n[1].mr);
-	b.reth_len = len;
-	craft_send(p, 0, &b, NULL, 0);
-}
-
 /*
  * Requests that arrive while a READ is being answered (its first
  * responses go out at once, the rest from the engine round): a READ is
@@ -622,7 +527,7 @@ START_TEST(test_responder_read_queue_after_duplicate)
 }
 END_TEST
 
-/* Drops before any QP: unknown QPN, bad P_Key, bad ICRC. */
+/* Drops before any QP: unknown QPN, QP1, bad P_Key, bad ICRC. */
 START_TEST(test_device_drops)
 {
 	struct h_pair p;
@@ -642,6 +547,10 @@ START_TEST(test_device_drops)
 	craft_init(&p, 0, &b, SR_OPCODE(RC, SEND_ONLY), o.psn0);
 	b.pkey = 0x1234;
 	craft_send(&p, 0, &b, pl, 16);
+	craft_init(&p, 0, &b, SR_OPCODE(UD, SEND_ONLY), o.psn0);
+	b.dqpn = 1;                             /* QP1: no GSI here yet */
+	b.deth_qkey = 0x80010000u;
+	craft_send(&p, 0, &b, pl, 16);
 	craft_init(&p, 0, &b, SR_OPCODE(RC, SEND_ONLY), o.psn0);
 	n = sr_build_frame(frame, sizeof(frame), &b, pl, 16);
 	frame[n - 1] ^= 1;
@@ -650,6 +559,7 @@ START_TEST(test_device_drops)
 	ck_assert_int_eq(cap.n, 0);
 	sr_dev_counters(p.n[1].dev, cnt);
 	ck_assert_uint_eq(cnt[SR_CNT_UNKNOWN_QP], 1);
+	ck_assert_uint_eq(cnt[SR_CNT_MGMT_QP_DROP], 1);
 	ck_assert_uint_eq(cnt[SR_CNT_PKEY_DROP], 1);
 	ck_assert_uint_eq(cnt[SR_CNT_PARSE_DROP], 1);
 	sr_dev_parse_drops(p.n[1].dev, pd);

@@ -162,6 +162,8 @@ START_TEST(test_ud_send_grh_qkey)
 	ck_assert(wc.wc_flags & SR_WC_WITH_IMM);
 	ck_assert_uint_eq(wc.imm_data, 0xabcd);
 	ck_assert_mem_eq(p.n[1].buf + 4096 + 40, p.n[0].buf, 1024);
+	/* the network header type in sl, as mlx5 (UCX reads it) */
+	ck_assert_uint_eq(wc.sl, o.ipv6 ? 0x9 : 0xa);
 	if (o.ipv6) {
 		ck_assert_uint_eq(p.n[1].buf[4096] >> 4, 6);
 		ck_assert_mem_eq(p.n[1].buf + 4096 + 8, p.n[0].gid, 16);
