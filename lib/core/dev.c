@@ -148,7 +148,7 @@ static void sr_dev_rx_one(struct sr_dev *dev, const uint8_t *frame,
 		sr_qp_count(qp, SR_CNT_ADDR_DROP, 1);
 		return;
 	}
-	/* a CNP slows the QP down: only from its peer, like any packet */
+	/* A CNP passes the P_Key and address checks: no third party slows a QP. */
 	if (pkt.opcode == SR_OPCODE_CNP) {
 		sr_cc_rx_cnp(qp);
 		return;

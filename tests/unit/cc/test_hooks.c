@@ -280,6 +280,46 @@ START_TEST(cnp_bad_targets)
 }
 END_TEST
 
+/* A CNP from an address that is not the QP's peer is an address drop: a
+ * third party cannot slow a QP down. */
+START_TEST(forged_cnp)
+{
+	const struct sr_dcqcn_params cc = SR_DCQCN_PARAMS_DEFAULT;
+	static const uint8_t zeros[SR_CNP_PAYLOAD];
+	struct h_pair p;
+	struct marker m;
+	struct sr_build b;
+	uint8_t f[256];
+	int n;
+
+	pair(&p, &m, &cc, &cc);
+	memset(&b, 0, sizeof(b));
+	memcpy(b.dmac, p.n[0].mac, 6);
+	memcpy(b.smac, p.n[1].mac, 6);
+	memcpy(b.sgid, p.n[1].gid, 16);
+	b.sgid[15] = 99;                        /* not node 1 */
+	memcpy(b.dgid, p.n[0].gid, 16);
+	b.hop_limit = 64;
+	b.opcode = SR_OPCODE_CNP;
+	b.pkey = 0xffff;
+	b.fecn_becn = SR_BTH_BECN;
+	b.dqpn = sr_qp_num(p.n[0].qp);
+	n = sr_build_frame(f, sizeof(f), &b, zeros, sizeof(zeros));
+	ck_assert_int_gt(n, 0);
+	sr_dev_rx(p.n[0].dev, f, (uint32_t)n);
+	ck_assert_uint_eq(cnt(p.n[0].qp, SR_CNT_ADDR_DROP), 1);
+	ck_assert_uint_eq(cnt(p.n[0].qp, SR_CNT_CNP_RCVD), 0);
+	ck_assert_uint_eq(sr_qp_cc_rate(p.n[0].qp), 100000000000ull);
+	/* The same CNP from the peer's address slows it. */
+	b.sgid[15] = p.n[1].gid[15];
+	n = sr_build_frame(f, sizeof(f), &b, zeros, sizeof(zeros));
+	sr_dev_rx(p.n[0].dev, f, (uint32_t)n);
+	ck_assert_uint_eq(cnt(p.n[0].qp, SR_CNT_CNP_RCVD), 1);
+	ck_assert_uint_lt(sr_qp_cc_rate(p.n[0].qp), 100000000000ull);
+	h_pair_fini(&p);
+}
+END_TEST
+
 static Suite *hooks_suite(void)
 {
 	Suite *s = suite_create("cc_hooks");
@@ -291,6 +331,7 @@ static Suite *hooks_suite(void)
 	tcase_add_test(tc, cc_off);
 	tcase_add_test(tc, requester_paced_to_dcqcn_rate);
 	tcase_add_test(tc, explicit_rate_limit);
+	tcase_add_test(tc, forged_cnp);
 	tcase_add_test(tc, cnp_bad_targets);
 	suite_add_tcase(s, tc);
 	return s;
