@@ -30,7 +30,7 @@ for f in $files; do
 		'UD SEND_ONLY_WITH_IMMEDIATE qp=0x000012 psn=100 A pkey=0xffff DETH[qkey=0x80010000 sqp=0x000001] ImmDt[0x0000cafe]' \
 		'MAD[class=0x07 method=0x03 attr=0x0010 CM REQ]' \
 		'CNP qp=0x000012 psn=0 pkey=0xffff BECN CNP[reserved=zero] payload=16 pad=0 icrc=ok' \
-		'fe80::1 > fe80::2 vlan=100 ecn=CE udp 49153>4791 RC READ_RESPONSE_ONLY' \
+		'fe80::1 > fe80::2 vlan=100 udp 49153>4791 RC READ_RESPONSE_ONLY qp=0x000012 psn=100 A pkey=0xffff ecn=CE AETH' \
 		'RC ACKNOWLEDGE qp=0x000012 psn=100 A pkey=0xffff AETH[ACK credits=31 msn=3] payload=0 pad=0 icrc=BAD' \
 		'malformed RoCEv2 frame (82 bytes): BTH transport version is not 0' \
 		'RoCEv2: 15 packets, ICRC ok 13, bad 1, malformed 1' \

@@ -180,14 +180,16 @@ void sr_dissect_line(FILE *out, const struct sr_pkt *p, bool icrc_ok)
 	sr_dissect_addr(out, gid);
 	if (p->has_vlan)
 		fprintf(out, " vlan=%u", p->vlan_tci & 0xfff);
-	if (sr_pkt_ecn(p) != SR_ECN_NOT_ECT)
-		fprintf(out, " ecn=%s", ecn_names[sr_pkt_ecn(p)]);
 	fprintf(out, " udp %u>%u %s qp=0x%06x psn=%u%s%s pkey=0x%04x",
 		sr_get_be16(udp->sport), sr_get_be16(udp->dport),
 		sr_dissect_opname(p->opcode, name, sizeof(name)),
 		sr_bth_dqpn(bth), sr_bth_psn(bth),
 		sr_bth_ackreq(bth) ? " A" : "", sr_bth_se(bth) ? " SE" : "",
 		sr_bth_pkey(bth));
+	/* congestion marks after the fields every line has, so parsers of
+	 * "time src > dst udp ports opcode qp psn" keep working */
+	if (sr_pkt_ecn(p) != SR_ECN_NOT_ECT)
+		fprintf(out, " ecn=%s", ecn_names[sr_pkt_ecn(p)]);
 	if (sr_bth_fecn_becn(bth) & SR_BTH_FECN)
 		fputs(" FECN", out);
 	if (sr_bth_fecn_becn(bth) & SR_BTH_BECN)
