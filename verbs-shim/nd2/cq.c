@@ -6,7 +6,6 @@
  * thread) completes all of them, as the documentation's notification
  * event does.  ND_CQ_NOTIFY_ANY wins over a pending SOLICITED request.
  */
-#include <sched.h>
 #include <stdlib.h>
 
 #include "nd2_priv.h"
@@ -130,20 +129,8 @@ static HRESULT sr_nd2_cq_get_overlapped_result(IND2CompletionQueue *p, OVERLAPPE
 static HRESULT sr_nd2_cq_get_notify_affinity(IND2CompletionQueue *p, USHORT *pGroup,
 					     KAFFINITY *pAffinity)
 {
-	cpu_set_t set;
-	KAFFINITY mask = 0;
-
 	(void)p;
-	if (pGroup == NULL || pAffinity == NULL)
-		return sr_hresult_from_errno(EINVAL);
-	/* notifications run on the adapter thread, which may run on any CPU of the process */
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		for (unsigned int i = 0; i < 8 * sizeof(KAFFINITY); i++)
-			if (CPU_ISSET(i, &set))
-				mask |= (KAFFINITY)1 << i;
-	*pGroup = 0;
-	*pAffinity = mask;
-	return ND_SUCCESS;
+	return sr_nd2_notify_affinity(pGroup, pAffinity);
 }
 
 static HRESULT sr_nd2_cq_resize(IND2CompletionQueue *p, ULONG queueDepth)

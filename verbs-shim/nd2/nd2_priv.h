@@ -154,6 +154,8 @@ void sr_nd2_ov_complete(OVERLAPPED *ov, HRESULT hr);
 /* A request that finished at once: Internal = hr; returns hr. */
 HRESULT sr_nd2_ov_done_now(OVERLAPPED *ov, HRESULT hr);
 HRESULT sr_nd2_ov_result(struct sr_nd2_adapter *a, OVERLAPPED *ov, BOOL wait);
+/* The CPUs notifications run on (CQ and SRQ GetNotifyAffinity). */
+HRESULT sr_nd2_notify_affinity(USHORT *pGroup, KAFFINITY *pAffinity);
 /* NDK_FN_REQUEST_COMPLETION whose context is the OVERLAPPED. */
 VOID sr_nd2_ov_ndk_done(PVOID ctx, NTSTATUS st);
 int sr_nd2_file_open(struct sr_nd2_file *f);

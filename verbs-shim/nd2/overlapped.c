@@ -8,6 +8,7 @@
  * clears InternalHigh before it publishes the status, so the caller may
  * reuse the OVERLAPPED as soon as it sees the status.
  */
+#include <sched.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -97,4 +98,24 @@ void sr_nd2_file_close(struct sr_nd2_file *f)
 	if (f->fd >= 0)
 		close(f->fd);
 	f->fd = -1;
+}
+
+/*
+ * GetNotifyAffinity of CQs and SRQs: notifications run on the adapter
+ * thread, which may run on any CPU of the process.
+ */
+HRESULT sr_nd2_notify_affinity(USHORT *pGroup, KAFFINITY *pAffinity)
+{
+	cpu_set_t set;
+	KAFFINITY mask = 0;
+
+	if (pGroup == NULL || pAffinity == NULL)
+		return sr_hresult_from_errno(EINVAL);
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		for (unsigned int i = 0; i < 8 * sizeof(KAFFINITY); i++)
+			if (CPU_ISSET(i, &set))
+				mask |= (KAFFINITY)1 << i;
+	*pGroup = 0;
+	*pAffinity = mask;
+	return ND_SUCCESS;
 }

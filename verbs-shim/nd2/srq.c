@@ -6,7 +6,6 @@
  * receives queued than the notify threshold, on the adapter thread)
  * completes all of them.
  */
-#include <sched.h>
 #include <stdlib.h>
 
 #include "nd2_priv.h"
@@ -103,20 +102,8 @@ static HRESULT sr_nd2_srq_get_overlapped_result(IND2SharedReceiveQueue *p, OVERL
 static HRESULT sr_nd2_srq_get_notify_affinity(IND2SharedReceiveQueue *p, USHORT *pGroup,
 					      KAFFINITY *pAffinity)
 {
-	cpu_set_t set;
-	KAFFINITY mask = 0;
-
 	(void)p;
-	if (pGroup == NULL || pAffinity == NULL)
-		return sr_hresult_from_errno(EINVAL);
-	/* notifications run on the adapter thread, on any CPU of the process */
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		for (unsigned int i = 0; i < 8 * sizeof(KAFFINITY); i++)
-			if (CPU_ISSET(i, &set))
-				mask |= (KAFFINITY)1 << i;
-	*pGroup = 0;
-	*pAffinity = mask;
-	return ND_SUCCESS;
+	return sr_nd2_notify_affinity(pGroup, pAffinity);
 }
 
 static HRESULT sr_nd2_srq_modify(IND2SharedReceiveQueue *p, ULONG queueDepth,
