@@ -4,6 +4,7 @@
 set -eu
 pkgs="gcc pkg-config meson ninja-build python3 libdpdk-dev dpdk libisal-dev
       libibverbs-dev ibverbs-utils perftest libpcap-dev check tshark iproute2
+      librdmacm-dev rdmacm-utils
       procps
       nftables"
 missing=""

@@ -52,8 +52,7 @@ static void sr_nap(struct sr_ibv_rt *rt)
 }
 
 /* The MAC of ip (16 bytes, IPv4-mapped for IPv4). 0 or -errno. */
-static int sr_ibv_resolve(struct sr_ibv_rt *rt, const uint8_t ip[16],
-			  uint8_t mac[6])
+int sr_ibv_resolve(struct sr_ibv_rt *rt, const uint8_t ip[16], uint8_t mac[6])
 {
 	uint64_t deadline = sr_now_ns() + SR_RESOLVE_TIMEOUT_NS;
 	struct sr_resolve r = { .pmd = rt->pmd };

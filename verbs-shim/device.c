@@ -19,6 +19,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "cm_host.h"
 #include "core/dev.h"
 #include "pmd.h"
 #include "shim.h"
@@ -111,7 +112,7 @@ int ibv_get_device_index(struct ibv_device *device)
 }
 
 /* Node GUID: the modified EUI-64 of the MAC, as RoCE devices report it. */
-static __be64 sr_ibv_guid(const uint8_t mac[6])
+__be64 sr_ibv_guid(const uint8_t mac[6])
 {
 	uint8_t g[8] = { mac[0] ^ 2, mac[1], mac[2], 0xff, 0xfe,
 			 mac[3], mac[4], mac[5] };
@@ -313,6 +314,8 @@ void sr_ibv_rt_put(struct sr_ibv_dev *d)
 		sr_pmd_engine_unregister(rt->pmd, sr_ibv_dev_poll, rt);
 		sr_pmd_set_rx_handler(rt->pmd, NULL, NULL);
 	}
+	sr_cm_host_destroy(rt->cm);
+	rt->cm = NULL;
 	sr_xstats_fini(&rt->xstats);
 	sr_dev_destroy(rt->dev);
 	rt->dev = NULL;

@@ -48,3 +48,16 @@ objdump -p "$lib" | awk '
 		echo "} $parent;"
 	fi
 done
+
+# Not rdma-core's: the drop-in librdmacm's way to the device's CM.
+cat <<'EOM'
+
+/* Not rdma-core's: the drop-in librdmacm's way to the device's CM
+ * (verbs-shim/cm.c, gen_map.sh appends it). */
+SROCE_PRIVATE_1 {
+	global:
+		sroce_*;
+		sr_cm_*;
+		sr_cma_*;
+};
+EOM

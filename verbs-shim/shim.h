@@ -41,6 +41,7 @@
 #include "qp/wr.h"
 
 struct sr_pmd_dev;
+struct sr_cm_host;
 struct sr_ibv_map_entry;
 struct sr_dev;
 struct sr_cq;
@@ -71,6 +72,7 @@ struct sr_ibv_rt {
 	struct sr_pmd_dev *pmd;
 	struct sr_dev *dev;
 	struct sr_xstats xstats;          /* dev's counters for sroce-stat */
+	struct sr_cm_host *cm;            /* QP1, at the first rdma_cm use */
 	/* Helper progress thread (progress.c). */
 	pthread_t helper;
 	bool helper_started;
@@ -108,6 +110,16 @@ int sr_ibv_rt_up(struct sr_ibv_rt *rt);
  */
 void *sr_ibv_obj_new(struct sr_ibv_rt *rt, size_t size);
 void sr_ibv_rt_put(struct sr_ibv_dev *d);
+
+/* Node GUID: the modified EUI-64 of the MAC. */
+__be64 sr_ibv_guid(const uint8_t mac[6]);
+
+/*
+ * The MAC of a peer's IP (16 bytes, IPv4-mapped) by ARP / ND on the
+ * progress thread, this thread progressing meanwhile (ah.c).  Not from
+ * inside a progress round.  0 or -errno (-ETIMEDOUT, -EHOSTUNREACH).
+ */
+int sr_ibv_resolve(struct sr_ibv_rt *rt, const uint8_t ip[16], uint8_t mac[6]);
 
 /* ---- context ---- */
 

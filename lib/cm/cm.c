@@ -704,3 +704,8 @@ uint32_t sr_cm_id_remote_qpn(const struct sr_cm_id *id)
 {
 	return id->remote_qpn;
 }
+
+const struct sr_cm_addr *sr_cm_id_peer(const struct sr_cm_id *id)
+{
+	return &id->peer;
+}

@@ -89,12 +89,15 @@ enum sr_cm_event_type {
 extern const char *const sr_cm_event_name[SR_CM_EVENT_COUNT];
 
 /* A peer's QP1: its GID (RoCEv2: the IP in GID form) and the P_Key.
- * mac is QP1's owner's business (the peer's Ethernet address, learnt from
- * the frame that brought the MAD); the CM only carries it along. */
+ * mac and lgid are QP1's owner's business (the peer's Ethernet address and
+ * our GID it sent to, learnt from the frame that brought the MAD; for a
+ * connect, what the consumer resolved); the CM only carries them along, so
+ * every answer leaves from the address the peer used. */
 struct sr_cm_addr {
 	uint8_t gid[16];
 	uint16_t pkey;
 	uint8_t mac[6];
+	uint8_t lgid[16];
 };
 
 struct sr_cm_id;
@@ -263,5 +266,7 @@ uint32_t sr_cm_id_local(const struct sr_cm_id *id);
 uint32_t sr_cm_id_remote(const struct sr_cm_id *id);
 /* The peer's QPN (from its REQ or REP), 0 before. */
 uint32_t sr_cm_id_remote_qpn(const struct sr_cm_id *id);
+/* The peer's QP1 address (from its REQ, or the one connect was given). */
+const struct sr_cm_addr *sr_cm_id_peer(const struct sr_cm_id *id);
 
 #endif /* SR_CM_CM_H */

@@ -4,6 +4,7 @@
  * SEND-only frames, through lib/wire's parser and builder.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,13 @@ struct sr_gsi {
 	struct sr_gsi_counters cnt;
 	uint32_t psn;
 };
+
+static bool gid_is_zero(const uint8_t gid[16])
+{
+	static const uint8_t zero[16];
+
+	return memcmp(gid, zero, 16) == 0;
+}
 
 static void gsi_send(void *ctx, const struct sr_cm_addr *to, const uint8_t *mad)
 {
@@ -38,7 +46,9 @@ static void gsi_send(void *ctx, const struct sr_cm_addr *to, const uint8_t *mad)
 
 	memcpy(b.dmac, to->mac, 6);
 	memcpy(b.smac, g->cfg.mac, 6);
-	memcpy(b.sgid, g->cfg.gid, 16);
+	/* From the GID the peer used (or the consumer chose), else the
+	 * port's. */
+	memcpy(b.sgid, gid_is_zero(to->lgid) ? g->cfg.gid : to->lgid, 16);
 	memcpy(b.dgid, to->gid, 16);
 	b.psn = g->psn++ & 0xFFFFFFu;
 	n = sr_build_frame(frame, sizeof(frame), &b, mad, SR_MAD_SIZE);
@@ -128,6 +138,7 @@ void sr_gsi_rx(struct sr_gsi *g, uint64_t now, const struct sr_pkt *pkt)
 		return;
 	}
 	sr_pkt_sgid(pkt, from.gid);
+	sr_pkt_dgid(pkt, from.lgid);
 	memcpy(from.mac, pkt->frame + 6, 6);
 	sr_cm_input(g->cm, now, &from, sr_pkt_payload(pkt), SR_MAD_SIZE);
 }

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * channel.c — event channels: a queue and an eventfd in semaphore mode,
+ * one count per queued happening, so the fd is readable (poll, select,
+ * epoll) exactly while rdma_get_cm_event has something, and a channel whose
+ * fd the consumer made non-blocking returns EAGAIN when empty, as
+ * rdma-core's does.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "rdmacm.h"
+
+static pthread_mutex_t sr_rcm_ack_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct sr_rcm_chan *sr_rcm_chan_new(bool internal)
+{
+	struct sr_rcm_chan *c = calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		return NULL;
+	c->ch.fd = eventfd(0, EFD_SEMAPHORE | EFD_CLOEXEC);
+	if (c->ch.fd < 0) {
+		free(c);
+		return NULL;
+	}
+	pthread_mutex_init(&c->lock, NULL);
+	c->internal = internal;
+	return c;
+}
+
+void sr_rcm_chan_free(struct sr_rcm_chan *c)
+{
+	struct sr_rcm_evt *e, *n;
+
+	if (c == NULL)
+		return;
+	for (e = c->head; e != NULL; e = n) {
+		n = e->next;
+		free(e);
+	}
+	close(c->ch.fd);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+struct rdma_event_channel *rdma_create_event_channel(void)
+{
+	struct sr_rcm_chan *c = sr_rcm_chan_new(false);
+
+	if (c == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return &c->ch;
+}
+
+void rdma_destroy_event_channel(struct rdma_event_channel *channel)
+{
+	if (channel != NULL)
+		sr_rcm_chan_free(sr_rcm_chan(channel));
+}
+
+struct sr_rcm_evt *sr_rcm_evt_new(struct sr_rcm_id *r)
+{
+	struct sr_rcm_evt *e = calloc(1, sizeof(*e));
+
+	if (e == NULL)
+		return NULL;
+	e->id = r;
+	e->local = SR_RCM_LOCAL_NONE;
+	return e;
+}
+
+void sr_rcm_evt_push(struct sr_rcm_chan *c, struct sr_rcm_evt *e)
+{
+	const uint64_t one = 1;
+
+	pthread_mutex_lock(&c->lock);
+	e->next = NULL;
+	if (c->tail != NULL)
+		c->tail->next = e;
+	else
+		c->head = e;
+	c->tail = e;
+	c->queued++;
+	pthread_mutex_unlock(&c->lock);
+	if (write(c->ch.fd, &one, sizeof(one)) != sizeof(one))
+		abort();             /* an eventfd below its maximum */
+}
+
+int sr_rcm_post_local(struct sr_rcm_id *r, enum rdma_cm_event_type type,
+		      int status)
+{
+	struct sr_rcm_evt *e = sr_rcm_evt_new(r);
+
+	if (e == NULL)
+		return -ENOMEM;
+	e->local = (int)type;
+	e->status = status;
+	sr_rcm_evt_push(r->chan, e);
+	return 0;
+}
+
+/* Happenings of a destroyed id stay queued (their fd counts with them)
+ * and are skipped when their turn comes. */
+void sr_rcm_chan_purge(struct sr_rcm_chan *c, struct sr_rcm_id *r)
+{
+	pthread_mutex_lock(&c->lock);
+	for (struct sr_rcm_evt *e = c->head; e != NULL; e = e->next)
+		if (e->id == r)
+			e->id = NULL;
+	pthread_mutex_unlock(&c->lock);
+}
+
+static struct sr_rcm_evt *sr_rcm_chan_pop(struct sr_rcm_chan *c)
+{
+	struct sr_rcm_evt *e;
+
+	pthread_mutex_lock(&c->lock);
+	e = c->head;
+	if (e != NULL) {
+		c->head = e->next;
+		if (c->head == NULL)
+			c->tail = NULL;
+		c->queued--;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return e;
+}
+
+/* One local event into its rdma_cm_event. */
+static bool sr_rcm_local_process(struct sr_rcm_evt *e)
+{
+	e->ev.event = (enum rdma_cm_event_type)e->local;
+	e->ev.status = e->status;
+	e->ev.id = &e->id->id;
+	return true;
+}
+
+int rdma_get_cm_event(struct rdma_event_channel *channel,
+		      struct rdma_cm_event **event)
+{
+	struct sr_rcm_chan *c;
+	struct sr_rcm_evt *e;
+	uint64_t v;
+	bool keep;
+
+	if (channel == NULL || event == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	c = sr_rcm_chan(channel);
+	for (;;) {
+		if (read(c->ch.fd, &v, sizeof(v)) != sizeof(v))
+			return -1;   /* errno: EAGAIN (non-blocking), EINTR */
+		e = sr_rcm_chan_pop(c);
+		if (e == NULL)
+			continue;
+		if (e->id == NULL) {
+			free(e);     /* its id is gone */
+			continue;
+		}
+		keep = e->local != SR_RCM_LOCAL_NONE ? sr_rcm_local_process(e)
+						     : sr_rcm_cm_process(e);
+		if (!keep) {
+			free(e);
+			continue;
+		}
+		pthread_mutex_lock(&sr_rcm_ack_lock);
+		sr_rcm_id(e->ev.id)->events_out++;
+		pthread_mutex_unlock(&sr_rcm_ack_lock);
+		*event = &e->ev;
+		return 0;
+	}
+}
+
+int rdma_ack_cm_event(struct rdma_cm_event *event)
+{
+	struct sr_rcm_evt *e;
+	struct sr_rcm_id *r;
+
+	if (event == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	e = (struct sr_rcm_evt *)(void *)((char *)event -
+					  offsetof(struct sr_rcm_evt, ev));
+	r = sr_rcm_id(event->id);
+	pthread_mutex_lock(&sr_rcm_ack_lock);
+	if (r->events_out > 0)
+		r->events_out--;
+	pthread_cond_broadcast(&r->acked);
+	pthread_mutex_unlock(&sr_rcm_ack_lock);
+	free(e);
+	return 0;
+}
+
+/* rdma_destroy_id: every event of the id handed out has been acked. */
+void sr_rcm_wait_acked(struct sr_rcm_id *r)
+{
+	pthread_mutex_lock(&sr_rcm_ack_lock);
+	while (r->events_out > 0)
+		pthread_cond_wait(&r->acked, &sr_rcm_ack_lock);
+	pthread_mutex_unlock(&sr_rcm_ack_lock);
+}
+
+int sr_rcm_sync_wait(struct sr_rcm_id *r, enum rdma_cm_event_type want)
+{
+	struct rdma_cm_event *ev;
+
+	if (r->sync_event != NULL) {
+		rdma_ack_cm_event(r->sync_event);
+		r->sync_event = NULL;
+	}
+	if (rdma_get_cm_event(&r->chan->ch, &ev) != 0)
+		return -1;
+	r->sync_event = ev;
+	r->id.event = ev;
+	if (ev->event == want && ev->status == 0)
+		return 0;
+	switch (ev->event) {
+	case RDMA_CM_EVENT_REJECTED:
+		errno = ECONNREFUSED;
+		break;
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		errno = ev->status < 0 ? -ev->status : EHOSTUNREACH;
+		break;
+	default:
+		errno = ev->status < 0 ? -ev->status : EPROTO;
+	}
+	return -1;
+}
+
+const char *rdma_event_str(enum rdma_cm_event_type event)
+{
+	static const char *const names[] = {
+		[RDMA_CM_EVENT_ADDR_RESOLVED] = "RDMA_CM_EVENT_ADDR_RESOLVED",
+		[RDMA_CM_EVENT_ADDR_ERROR] = "RDMA_CM_EVENT_ADDR_ERROR",
+		[RDMA_CM_EVENT_ROUTE_RESOLVED] = "RDMA_CM_EVENT_ROUTE_RESOLVED",
+		[RDMA_CM_EVENT_ROUTE_ERROR] = "RDMA_CM_EVENT_ROUTE_ERROR",
+		[RDMA_CM_EVENT_CONNECT_REQUEST] = "RDMA_CM_EVENT_CONNECT_REQUEST",
+		[RDMA_CM_EVENT_CONNECT_RESPONSE] = "RDMA_CM_EVENT_CONNECT_RESPONSE",
+		[RDMA_CM_EVENT_CONNECT_ERROR] = "RDMA_CM_EVENT_CONNECT_ERROR",
+		[RDMA_CM_EVENT_UNREACHABLE] = "RDMA_CM_EVENT_UNREACHABLE",
+		[RDMA_CM_EVENT_REJECTED] = "RDMA_CM_EVENT_REJECTED",
+		[RDMA_CM_EVENT_ESTABLISHED] = "RDMA_CM_EVENT_ESTABLISHED",
+		[RDMA_CM_EVENT_DISCONNECTED] = "RDMA_CM_EVENT_DISCONNECTED",
+		[RDMA_CM_EVENT_DEVICE_REMOVAL] = "RDMA_CM_EVENT_DEVICE_REMOVAL",
+		[RDMA_CM_EVENT_MULTICAST_JOIN] = "RDMA_CM_EVENT_MULTICAST_JOIN",
+		[RDMA_CM_EVENT_MULTICAST_ERROR] = "RDMA_CM_EVENT_MULTICAST_ERROR",
+		[RDMA_CM_EVENT_ADDR_CHANGE] = "RDMA_CM_EVENT_ADDR_CHANGE",
+		[RDMA_CM_EVENT_TIMEWAIT_EXIT] = "RDMA_CM_EVENT_TIMEWAIT_EXIT",
+	};
+
+	if ((unsigned int)event < sizeof(names) / sizeof(names[0]) &&
+	    names[event] != NULL)
+		return names[event];
+	return "UNKNOWN EVENT";
+}
