@@ -228,6 +228,11 @@ void sr_cm_host_unlock(struct sr_cm_host *h)
 	pthread_mutex_unlock(&h->lock);
 }
 
+void sr_cm_host_flush(struct sr_cm_host *h)
+{
+	(void)sr_pmd_engine_sync(h->cfg.pmd, 200);
+}
+
 uint64_t sr_cm_host_now(const struct sr_cm_host *h)
 {
 	return sr_pmd_now_ns(h->cfg.pmd);

@@ -63,6 +63,11 @@ int sr_cm_host_attach(struct sr_cm_host *h, sr_cm_host_event_fn *fn,
 struct sr_cm *sr_cm_host_lock(struct sr_cm_host *h);
 void sr_cm_host_unlock(struct sr_cm_host *h);
 
+/* Put the MADs sent so far on the wire before returning (bounded): for a
+ * consumer about to let its process exit.  Not with the lock held, not
+ * from the engine. */
+void sr_cm_host_flush(struct sr_cm_host *h);
+
 /* The clock the CM's times are in (the link's). */
 uint64_t sr_cm_host_now(const struct sr_cm_host *h);
 

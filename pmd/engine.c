@@ -5,8 +5,11 @@
  * ring through which other threads hand work to lane 0's progress thread.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <time.h>
 
 #include <rte_errno.h>
 #include <rte_launch.h>
@@ -68,6 +71,50 @@ int sr_pmd_engine_call(struct sr_pmd_dev *dev, void (*fn)(void *arg),
 		return -ENOBUFS;
 	}
 	return 0;
+}
+
+static void sr_engine_mark(void *arg)
+{
+	__atomic_store_n((bool *)arg, true, __ATOMIC_RELEASE);
+}
+
+/* One handed-over call, waited for: 0 or -ETIMEDOUT (the call stays
+ * queued and writes *done later: done must outlive it). */
+static int sr_engine_call_wait(struct sr_pmd_dev *dev, bool *done,
+			       uint64_t deadline)
+{
+	const struct timespec nap = { .tv_nsec = 20000 };
+
+	while (sr_pmd_engine_call(dev, sr_engine_mark, done) != 0) {
+		if (sr_pmd_now_ns(dev) > deadline)
+			return -ETIMEDOUT;
+		if (sr_pmd_progress(dev) == 0)
+			nanosleep(&nap, NULL);
+	}
+	while (!__atomic_load_n(done, __ATOMIC_ACQUIRE)) {
+		if (sr_pmd_now_ns(dev) > deadline)
+			return -ETIMEDOUT;
+		if (sr_pmd_progress(dev) == 0)
+			nanosleep(&nap, NULL);
+	}
+	return 0;
+}
+
+int sr_pmd_engine_sync(struct sr_pmd_dev *dev, uint32_t timeout_ms)
+{
+	/* Static: a call that times out still writes its flag later. */
+	static bool done[2];
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	uint64_t deadline = sr_pmd_now_ns(dev) + (uint64_t)timeout_ms * 1000000u;
+	int rc = 0;
+
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < 2 && rc == 0; i++) {
+		__atomic_store_n(&done[i], false, __ATOMIC_RELEASE);
+		rc = sr_engine_call_wait(dev, &done[i], deadline);
+	}
+	pthread_mutex_unlock(&lock);
+	return rc;
 }
 
 uint32_t sr_engine_run_work(struct sr_pmd_dev *dev)

@@ -106,6 +106,15 @@ int sr_pmd_engine_call(struct sr_pmd_dev *dev, void (*fn)(void *arg),
 		       void *arg);
 
 /*
+ * Wait until a whole progress round has run after this call, so frames
+ * submitted before it (link ops from outside progress) are on the wire:
+ * what a consumer does before its process may exit (a CM's last DREP).
+ * Progresses the device itself meanwhile (inline mode).  Not from a
+ * progress round.  0 or -ETIMEDOUT.
+ */
+int sr_pmd_engine_sync(struct sr_pmd_dev *dev, uint32_t timeout_ms);
+
+/*
  * Dedicated mode: launch the progress loop of each lane on its worker lcore
  * (engine_lcore + lane) / stop them and wait.  0, -EINVAL (inline mode, or
  * an lcore not enabled), -EBUSY (already running or an lcore is busy),

@@ -181,7 +181,12 @@ struct sr_qp *sr_qp_create(struct sr_dev *dev, struct sr_qp_init_attr *init)
 		cap->max_send_sge = 1;
 	if (cap->max_recv_sge == 0)
 		cap->max_recv_sge = 1;
+	/* At least SR_QP_MIN_INLINE, as rxe and RNICs give more than asked:
+	 * programs post small inline sends on QPs that asked for 0
+	 * (rdma-core's rdma_xclient). */
 	cap->max_inline_data = (cap->max_inline_data + 7u) & ~7u;
+	if (cap->max_inline_data < SR_QP_MIN_INLINE)
+		cap->max_inline_data = SR_QP_MIN_INLINE;
 
 	qp = sr_zalloc(sizeof(*qp));
 	if (qp == NULL)

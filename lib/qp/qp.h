@@ -110,6 +110,7 @@ struct sr_qp_cap {
 
 #define SR_QP_MAX_SGE        32
 #define SR_QP_MAX_INLINE     1024
+#define SR_QP_MIN_INLINE     64     /* what a QP gets when it asks less */
 #define SR_QP_MAX_WR         (1u << 16)
 #define SR_QP_MAX_RD_ATOMIC  16
 

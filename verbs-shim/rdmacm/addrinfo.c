@@ -129,6 +129,7 @@ int rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res,
 				goto fail;
 			}
 			*r->ep_qp_attr = *qp_init_attr;
+			r->ep_qp_attr->qp_type = (enum ibv_qp_type)res->ai_qp_type;
 			r->ep_pd = pd;
 		}
 		*id = cm;
@@ -137,8 +138,11 @@ int rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res,
 	if (rdma_resolve_addr(cm, res->ai_src_addr, res->ai_dst_addr, 2000) != 0 ||
 	    rdma_resolve_route(cm, 2000) != 0)
 		goto fail;
-	if (qp_init_attr != NULL && rdma_create_qp(cm, pd, qp_init_attr) != 0)
-		goto fail;
+	if (qp_init_attr != NULL) {
+		qp_init_attr->qp_type = (enum ibv_qp_type)res->ai_qp_type;
+		if (rdma_create_qp(cm, pd, qp_init_attr) != 0)
+			goto fail;
+	}
 	*id = cm;
 	return 0;
 fail:

@@ -18,6 +18,7 @@
  *   timewait end    TIMEWAIT_EXIT.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -76,6 +77,19 @@ static struct sr_rcm_id *sr_rcm_child(struct sr_rcm_id *l,
 	return c;
 }
 
+/* SROCE_CM_TRACE=1: one line on stderr per CM event, for interop work. */
+static bool sr_rcm_trace(void)
+{
+	static int on = -1;
+
+	if (on < 0) {
+		const char *v = getenv("SROCE_CM_TRACE");
+
+		on = v != NULL && *v != '\0' && *v != '0';
+	}
+	return on;
+}
+
 void sr_rcm_cm_event(void *ctx, struct sr_cm_id *cid,
 		     const struct sr_cm_event *ev)
 {
@@ -83,6 +97,11 @@ void sr_rcm_cm_event(void *ctx, struct sr_cm_id *cid,
 	struct sr_rcm_evt *e;
 
 	(void)ctx;
+	if (sr_rcm_trace())
+		fprintf(stderr, "sroce-cm: %s lcid=0x%08x rcid=0x%08x state=%s\n",
+			sr_cm_event_name[ev->type], sr_cm_id_local(cid),
+			sr_cm_id_remote(cid),
+			sr_cm_state_name[sr_cm_id_state(cid)]);
 	if (ev->type == SR_CM_EVENT_MRA_RCVD)
 		return;
 	if (ev->type == SR_CM_EVENT_REQ_RCVD ||
@@ -304,6 +323,8 @@ void sr_rcm_cm_release(struct sr_rcm_id *r)
 		sr_cm_id_destroy(r->cm, sr_cm_host_now(r->host));
 		sr_cm_host_unlock(r->host);
 		r->cm = NULL;
+		/* The process may exit next: the REJ, DREQ or DREP first. */
+		sr_cm_host_flush(r->host);
 	}
 }
 
@@ -609,6 +630,7 @@ int rdma_disconnect(struct rdma_cm_id *id)
 		rc = -EINVAL;
 	}
 	sr_cm_host_unlock(r->host);
+	sr_cm_host_flush(r->host);
 	r->connected = false;
 	return sr_rcm_err(rc);
 }
