@@ -198,14 +198,15 @@ static void add(int from, uint32_t dqpn, uint8_t opcode, uint32_t psn,
 /*
  * Node 1 (QP 7) writes PSN 1, 2, 4 to node 2 (QP 9): PSN 3 was lost before
  * the capture point.  Node 2 ACKs 2 and NAKs 3 (sequence error); node 1
- * goes back to 3: 3 (first seen now), 4 (a retransmission).  Then an RNR
+ * goes back to 3: 3 and 4 are both retransmissions (3 was sent, only lost
+ * before the capture saw it).  Then an RNR
  * NAK, a WRITE with a bad ICRC, a second ACK of 4 (a duplicate), a CNP.
  */
 START_TEST(crafted_loss)
 {
 	static const enum sr_ladder_mark want[] = {
-		SR_LADDER_NONE, SR_LADDER_NONE, SR_LADDER_NONE, SR_LADDER_NAK,
-		SR_LADDER_NONE, SR_LADDER_RETRANS, SR_LADDER_NONE,
+		SR_LADDER_NONE, SR_LADDER_NONE, SR_LADDER_NONE, SR_LADDER_NONE,
+		SR_LADDER_NAK, SR_LADDER_RETRANS, SR_LADDER_RETRANS, SR_LADDER_NONE,
 		SR_LADDER_RNR, SR_LADDER_ICRC, SR_LADDER_DUP, SR_LADDER_CONG,
 		SR_LADDER_NONE,
 	};
@@ -214,6 +215,7 @@ START_TEST(crafted_loss)
 	nframes = 0;
 	add(1, 9, WRITE, 1, 0, false);
 	add(1, 9, WRITE, 2, 0, false);
+	add(1, 9, WRITE, 4, 0, false);
 	add(2, 7, ACK, 2, 0x1f, false);
 	add(2, 7, ACK, 3, 0x60, false);          /* NAK PSN sequence error */
 	add(1, 9, WRITE, 3, 0, false);
@@ -225,7 +227,7 @@ START_TEST(crafted_loss)
 	add(2, 7, SR_OPCODE_CNP, 0, 0, false);
 	add(1, 1, SR_OPCODE(UD, SEND_ONLY), 0, 0, false);
 	ck_assert_int_eq(sr_ladder_finish(&cl), 0);
-	ck_assert_uint_eq(cl.narrow, 12);
+	ck_assert_uint_eq(cl.narrow, 13);
 	for (uint32_t i = 0; i < cl.narrow; i++)
 		ck_assert_msg(cl.arrow[i]->mark == want[i], "packet %u: mark %d, want %d",
 			      i, cl.arrow[i]->mark, want[i]);
@@ -235,13 +237,13 @@ START_TEST(crafted_loss)
 	ck_assert_str_eq(cl.ep[1].name, "10.0.0.2 QP 9");
 	ck_assert_str_eq(cl.ep[2].name, "10.0.0.1 QP 153");
 	ck_assert_str_eq(cl.ep[3].name, "10.0.0.2 QP 1");
-	ck_assert_str_eq(cl.arrow[3]->label, "ACKNOWLEDGE psn=3 A");
-	ck_assert_str_eq(cl.arrow[3]->detail,
+	ck_assert_str_eq(cl.arrow[4]->label, "ACKNOWLEDGE psn=3 A");
+	ck_assert_str_eq(cl.arrow[4]->detail,
 			 "AETH NAK PSN sequence error msn=0");
-	ck_assert_str_eq(cl.arrow[7]->detail, "AETH RNR-NAK timer=14 msn=0");
+	ck_assert_str_eq(cl.arrow[8]->detail, "AETH RNR-NAK timer=14 msn=0");
 	ck_assert_str_eq(cl.arrow[0]->detail, "RETH va=0x1000 rkey=0x55 len=64");
-	ck_assert_str_eq(cl.arrow[10]->label, "CNP");
-	ck_assert_str_eq(cl.arrow[11]->label, "UD SEND_ONLY psn=0 A");
+	ck_assert_str_eq(cl.arrow[11]->label, "CNP");
+	ck_assert_str_eq(cl.arrow[12]->label, "UD SEND_ONLY psn=0 A");
 	ck_assert_uint_eq(cl.marks[SR_LADDER_NONE], 6);
 	sr_ladder_free(&cl);
 }

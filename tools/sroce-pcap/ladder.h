@@ -19,9 +19,11 @@
  * addresses (the first one seen; "QP ?" when no packet goes back).
  *
  * Highlights, worst first (a packet gets one): a bad ICRC; a NAK; an RNR
- * NAK; a retransmission (a request whose PSN its sender already sent); a
- * duplicate response (a response whose PSN its sender already answered:
- * the answer to a duplicate request); congestion (a CNP, or a CE mark).
+ * NAK; a retransmission (a request whose PSN is not beyond the highest
+ * its sender already sent to that QP: the sender went back, even to a
+ * packet lost before the capture point saw it); a duplicate response (a
+ * positive response whose PSN its sender already answered: the answer to
+ * a duplicate request); congestion (a CNP, or a CE mark).
  * They are decided over the whole capture, before the filters, so a
  * retransmission stays one when its first transmission is filtered out.
  */
