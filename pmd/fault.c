@@ -92,12 +92,14 @@ static int sr_fault_parse_kv(struct sr_fault_rule *r, char *tok, char *err,
 		rc = sr_fault_parse_u32(val, UINT32_MAX, &r->every);
 	} else if (strcmp(key, "us") == 0) {
 		rc = sr_fault_parse_u32(val, 10000000, &r->delay_us);
+	} else if (strcmp(key, "times") == 0) {
+		rc = sr_fault_parse_u32(val, UINT32_MAX, &r->times);
 	}
 	if (rc == 0)
 		return 0;
 	*eq = '=';
 out_bad:
-	snprintf(err, errlen, "bad fault term '%s' (want prob=, opcode=, psn=, every=, us=)",
+	snprintf(err, errlen, "bad fault term '%s' (want prob=, opcode=, psn=, every=, us=, times=)",
 		 tok);
 	return -EINVAL;
 }
@@ -168,6 +170,9 @@ int sr_fault_rule_format(const struct sr_fault_rule *r, char *buf, size_t len)
 	if (r->action == SR_FAULT_DELAY)
 		n += snprintf(buf + n, len > (size_t)n ? len - n : 0,
 			      " us=%" PRIu32, r->delay_us);
+	if (r->times)
+		n += snprintf(buf + n, len > (size_t)n ? len - n : 0,
+			      " times=%" PRIu32, r->times);
 	return n;
 }
 
@@ -218,12 +223,15 @@ unsigned int sr_fault_decide(struct sr_fault_state *st, unsigned int dir,
 			continue;
 		if (r->psn >= 0 && (uint32_t)r->psn != psn)
 			continue;
+		if (r->times && st->acted[i] >= r->times)
+			continue;
 		if (r->every && ++st->match[i] % r->every != 0)
 			continue;
 		if (r->prob_ppm < 1000000 &&
 		    sr_fault_rand(st) % 1000000 >= r->prob_ppm)
 			continue;
 		*delay_ns = (uint64_t)r->delay_us * 1000;
+		st->acted[i]++;
 		st->hits[r->action]++;
 		return r->action;
 	}

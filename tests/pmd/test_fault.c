@@ -51,6 +51,7 @@ START_TEST(test_parse_format_round_trip)
 		"both reorder prob=0.5 every=3",
 		"tx delay prob=1 us=250",
 		"rx corrupt prob=0.25 opcode=4 psn=77",
+		"tx drop psn=5 times=1",
 	};
 	struct sr_fault_rule r, r2;
 	char err[128], buf[128];
@@ -81,6 +82,26 @@ START_TEST(test_every_nth)
 	ck_assert_uint_eq(drops, 10);
 	/* The other direction is untouched. */
 	ck_assert_uint_eq(decide(SR_FAULT_RX), SR_FAULT_NONE);
+}
+END_TEST
+
+/* times=1: PSN 5 lost once, its retransmission passes; then the next
+ * rule (every other frame of PSN 5 duplicated) takes over. */
+START_TEST(test_times)
+{
+	static const char *const rules[] = { "tx drop psn=5 times=1",
+					     "tx dup psn=5 every=2" };
+
+	load(rules, 2);
+	make_frame(4, 4);
+	ck_assert_uint_eq(decide(SR_FAULT_TX), SR_FAULT_NONE);
+	make_frame(4, 5);
+	ck_assert_uint_eq(decide(SR_FAULT_TX), SR_FAULT_DROP);
+	ck_assert_uint_eq(decide(SR_FAULT_TX), SR_FAULT_NONE);
+	ck_assert_uint_eq(decide(SR_FAULT_TX), SR_FAULT_DUP);
+	for (int i = 0; i < 10; i++)
+		ck_assert_uint_ne(decide(SR_FAULT_TX), SR_FAULT_DROP);
+	ck_assert_uint_eq(st.hits[SR_FAULT_DROP], 1);
 }
 END_TEST
 
@@ -178,6 +199,7 @@ static Suite *fault_suite(void)
 
 	tcase_add_test(tc, test_parse_format_round_trip);
 	tcase_add_test(tc, test_every_nth);
+	tcase_add_test(tc, test_times);
 	tcase_add_test(tc, test_probability);
 	tcase_add_test(tc, test_opcode_psn_match_first_rule_wins);
 	tcase_add_test(tc, test_non_roce_untouched);
