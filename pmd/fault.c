@@ -134,7 +134,7 @@ int sr_fault_rule_parse(struct sr_fault_rule *r, const char *text, char *err,
 			r->action = (uint8_t)i;
 	if (r->action == SR_FAULT_NONE) {
 		snprintf(err, errlen,
-			 "fault rule '%s': want drop, dup, reorder, delay or corrupt",
+			 "fault rule '%s': want drop, dup, reorder, delay, corrupt or ce",
 			 text);
 		return -EINVAL;
 	}
@@ -297,4 +297,31 @@ uint32_t sr_fault_hold_pop(struct sr_fault_hold *h, uint64_t now_ns,
 uint32_t sr_fault_hold_drain(struct sr_fault_hold *h, void **out, uint32_t max)
 {
 	return sr_fault_hold_take(h, true, 0, false, out, max);
+}
+
+bool sr_fault_mark_ce(uint8_t *frame, uint32_t len)
+{
+	struct sr_frame f;
+	uint8_t *ip;
+	uint32_t sum;
+
+	if (!sr_frame_layout(frame, len, &f) || !sr_frame_is_roce(frame, &f))
+		return false;
+	ip = frame + f.l3;
+	if (f.ip_version == 6) {
+		if ((ip[1] & 0x30) == 0)           /* Not-ECT */
+			return false;
+		ip[1] |= 0x30;
+		return true;
+	}
+	if ((ip[1] & 0x03) == 0)
+		return false;
+	/* RFC 1624: HC' = ~(~HC + ~m + m') over the word [ver/ihl, tos] */
+	sum = (uint16_t)~sr_get_be16(ip + 10) + (uint16_t)~sr_get_be16(ip);
+	ip[1] |= 0x03;
+	sum += sr_get_be16(ip);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sr_put_be16(ip + 10, (uint16_t)~sum);
+	return true;
 }

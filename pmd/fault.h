@@ -25,7 +25,8 @@
 	X(DUP, "dup")            \
 	X(REORDER, "reorder")    \
 	X(DELAY, "delay")        \
-	X(CORRUPT, "corrupt")
+	X(CORRUPT, "corrupt")    \
+	X(CE, "ce")
 
 enum sr_fault_action {
 	SR_FAULT_NONE = 0,
@@ -72,7 +73,7 @@ const char *sr_fault_action_name(unsigned int action);
 
 /*
  * Parse one rule in the config syntax
- *   <tx|rx|both> <drop|dup|reorder|delay|corrupt> [prob=P] [opcode=N]
+ *   <tx|rx|both> <drop|dup|reorder|delay|corrupt|ce> [prob=P] [opcode=N]
  *   [psn=N] [every=N] [us=N] [times=N]
  * P is a fraction 0..1 or a percentage ("5%").  Without prob= and every=
  * the rule always acts.  Returns 0 or -EINVAL with a reason in err.
@@ -118,6 +119,13 @@ unsigned int sr_fault_decide(struct sr_fault_state *st, unsigned int dir,
 
 /* Flip one bit of the ICRC (the last 4 bytes of the UDP payload). */
 void sr_fault_corrupt(uint8_t *frame, uint32_t len);
+
+/*
+ * Mark the frame CE, as a congested switch does: the IP ECN field of an
+ * ECN-capable (ECT) frame becomes CE, the IPv4 checksum follows (the ICRC
+ * masks the field).  Returns false, changing nothing, for a Not-ECT frame.
+ */
+bool sr_fault_mark_ce(uint8_t *frame, uint32_t len);
 
 /*
  * A hold queue for delayed and reordered frames: opaque handles released

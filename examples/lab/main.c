@@ -6,7 +6,8 @@
  * configuration per node (a capture, fault rules, an MTU) and draws the
  * capture with sroce-pcap --ladder.
  *
- *   sroce-lab [--conf0 FILE] [--conf1 FILE] [--rnr-ms MS] OP...
+ *   sroce-lab [--conf0 FILE] [--conf1 FILE] [--rnr-ms MS] [--rnr-timer CODE]
+ *             OP...
  *
  *   write:SIZE[xN]   N RDMA WRITEs of SIZE bytes (at most 1 MiB) into
  *                    node 0's plain MR, posted together (N: 1..16)
@@ -23,7 +24,9 @@
  *                    the list ends)
  *
  * Node 1's first PSN is 100, node 0's 500, so the ladder is easy to read.
- * --rnr-ms: node 0 posts its receives that long after connecting (RNR).
+ * --rnr-ms: node 0 posts its receives that long after connecting (RNR);
+ * --rnr-timer: node 0's min_rnr_timer, the IBTA code its RNR NAKs carry
+ * (12: 0.64 ms, the default; 18: 5.12 ms).
  * The nodes meet on the default memif link in a private folder and swap
  * QP numbers, addresses and keys over a socketpair.  Exit 0 when every
  * operation ended as it should.
@@ -59,6 +62,7 @@ struct info {                     /* what the socketpair carries */
 
 struct lab {
 	int id, sock;
+	uint8_t rnr_timer;            /* node 0's min_rnr_timer, 0: default */
 	struct sr_node *node;
 	struct sr_pd *pd;
 	struct sr_cq *scq, *rcq;
@@ -115,6 +119,7 @@ static int setup(struct lab *l)
 	struct sr_qp_init_attr init = { .qp_type = SR_QPT_RC,
 		.cap = { .max_send_wr = 2 * MAX_WR, .max_recv_wr = NSLOTS,
 			 .max_send_sge = 1, .max_recv_sge = 1 } };
+	struct sr_node_conn conn = { .min_rnr_timer = l->rnr_timer };
 	struct sr_node_peer peer;
 	int rc;
 
@@ -155,7 +160,7 @@ static int setup(struct lab *l)
 		return fail("exchange with the peer failed");
 	peer = (struct sr_node_peer){ .qpn = l->peer.qpn, .psn = l->peer.psn };
 	memcpy(peer.gid, l->peer.gid, 16);
-	rc = sr_node_qp_connect(l->node, l->qp, l->me.psn, &peer, NULL, WAIT_MS);
+	rc = sr_node_qp_connect(l->node, l->qp, l->me.psn, &peer, &conn, WAIT_MS);
 	if (rc)
 		return fail("connect to the peer: %s", strerror(-rc));
 	printf("node %d: QP %u connected to QP %u, path MTU %u, first PSN %u\n",
@@ -349,9 +354,9 @@ static int op(struct lab *l, const char *arg, bool *stop)
 }
 
 static int node_main(int id, int sock, const char *conf, char **ops, int nops,
-		     unsigned int rnr_ms)
+		     unsigned int rnr_ms, uint8_t rnr_timer)
 {
-	struct lab l = { .id = id, .sock = sock };
+	struct lab l = { .id = id, .sock = sock, .rnr_timer = rnr_timer };
 	char env[2] = { (char)('0' + id), 0 };
 	bool stop = false;
 	int rc;
@@ -390,6 +395,7 @@ int main(int argc, char **argv)
 	char run_dir[] = "/tmp/sroce-lab.XXXXXX", path[sizeof(run_dir) + 16];
 	const char *conf[2] = { NULL, NULL };
 	unsigned int rnr_ms = 0;
+	uint8_t rnr_timer = 0;
 	int sv[2], status = 0, rc, i = 1;
 	pid_t child;
 
@@ -400,12 +406,15 @@ int main(int argc, char **argv)
 			conf[1] = argv[i + 1];
 		else if (strcmp(argv[i], "--rnr-ms") == 0)
 			rnr_ms = (unsigned int)atoi(argv[i + 1]);
+		else if (strcmp(argv[i], "--rnr-timer") == 0)
+			rnr_timer = (uint8_t)(atoi(argv[i + 1]) & 0x1f);
 		else
 			break;
 	}
 	if (i >= argc || argv[i][0] == '-') {
 		fprintf(stderr, "usage: sroce-lab [--conf0 FILE] [--conf1 FILE] "
-			"[--rnr-ms MS] OP...\n(see examples/lab/main.c)\n");
+			"[--rnr-ms MS] [--rnr-timer CODE] OP...\n"
+			"(see examples/lab/main.c)\n");
 		return 2;
 	}
 	if (mkdtemp(run_dir) == NULL)
@@ -417,10 +426,10 @@ int main(int argc, char **argv)
 	child = fork();
 	if (child == 0) {
 		close(sv[1]);
-		_exit(node_main(0, sv[0], conf[0], NULL, 0, rnr_ms));
+		_exit(node_main(0, sv[0], conf[0], NULL, 0, rnr_ms, rnr_timer));
 	}
 	close(sv[0]);
-	rc = node_main(1, sv[1], conf[1], argv + i, argc - i, 0);
+	rc = node_main(1, sv[1], conf[1], argv + i, argc - i, 0, 0);
 	if (rc)
 		kill(child, SIGTERM);
 	waitpid(child, &status, 0);
