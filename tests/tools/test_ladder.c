@@ -26,7 +26,10 @@ static void load(struct sr_ladder *l, const char *name,
 	double t0 = -1;
 	pcap_t *pc;
 
-	snprintf(path, sizeof(path), "%s/%s", SR_CAPTURES_DIR, name);
+	if (name[0] == '/')
+		snprintf(path, sizeof(path), "%s", name);
+	else
+		snprintf(path, sizeof(path), "%s/%s", SR_CAPTURES_DIR, name);
 	pc = pcap_open_offline_with_tstamp_precision(path,
 						      PCAP_TSTAMP_PRECISION_NANO, err);
 	ck_assert_msg(pc != NULL, "%s: %s", path, err);
@@ -152,6 +155,34 @@ START_TEST(rows_prop)
 	ck_assert(l.arrow[l.narrow - 1]->y == (double)(l.narrow - 1));
 	for (uint32_t i = 1; i < l.narrow; i++)
 		ck_assert(l.arrow[i]->y >= l.arrow[i - 1]->y);
+	sr_ladder_free(&l);
+}
+END_TEST
+
+/*
+ * A real loss, from the lost-packet lab (tests/data/labs): sroce's WRITE of
+ * PSN 100..115 with 105 lost before the capture; one NAK at 105, then
+ * 105..115 again, all eleven retransmissions.
+ */
+START_TEST(lab_loss)
+{
+	struct sr_ladder l;
+
+	load(&l, SR_DATA_DIR "/labs/lost_packet.pcap", NULL);
+	ck_assert_uint_eq(l.narrow, 28);
+	ck_assert_uint_eq(l.nep, 2);
+	ck_assert_str_eq(l.ep[0].name, "10.0.0.2 QP 2");
+	ck_assert_str_eq(l.ep[1].name, "10.0.0.1 QP 2");
+	ck_assert_uint_eq(l.marks[SR_LADDER_NAK], 1);
+	ck_assert_uint_eq(l.marks[SR_LADDER_RETRANS], 11);
+	for (uint32_t i = 0; i < l.narrow; i++)
+		if (l.arrow[i]->mark == SR_LADDER_NAK) {
+			ck_assert_uint_eq(l.arrow[i]->psn, 105);
+			ck_assert_str_eq(l.arrow[i]->detail,
+					 "AETH NAK PSN sequence error msn=0");
+			ck_assert_uint_eq(l.arrow[i + 1]->psn, 105);
+			ck_assert_int_eq(l.arrow[i + 1]->mark, SR_LADDER_RETRANS);
+		}
 	sr_ladder_free(&l);
 }
 END_TEST
@@ -282,6 +313,7 @@ static Suite *ladder_suite(void)
 	tcase_add_test(tc, golden_labels);
 	tcase_add_test(tc, filters);
 	tcase_add_test(tc, rows_prop);
+	tcase_add_test(tc, lab_loss);
 	tcase_add_test(tc, crafted_loss);
 	tcase_add_test(tc, parse_options);
 	suite_add_tcase(s, tc);
