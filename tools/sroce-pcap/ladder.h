@@ -153,4 +153,7 @@ int sr_ladder_parse_time(struct sr_ladder_opts *o, const char *s);
 int sr_ladder_draw(const struct sr_ladder *l, const char *path,
 		   const char *title, char *err, size_t errlen);
 
+/* False when sroce-pcap was built without cairo: say so before reading. */
+bool sr_ladder_can_draw(void);
+
 #endif /* SROCE_PCAP_LADDER_H */

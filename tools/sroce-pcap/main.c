@@ -325,6 +325,13 @@ int main(int argc, char **argv)
 		sr_usage(stderr);
 		return 2;
 	}
+	if (ladder_out && !sr_ladder_can_draw()) {
+		char why[256];
+
+		sr_ladder_draw(NULL, ladder_out, NULL, why, sizeof(why));
+		fprintf(stderr, "sroce-pcap: --ladder: %s\n", why);
+		return 2;
+	}
 	pc = pcap_open_offline_with_tstamp_precision(argv[optind],
 						      PCAP_TSTAMP_PRECISION_NANO,
 						      err);
