@@ -69,6 +69,7 @@
 	X(FAULT_REORDER, "fault_reorder")                   \
 	X(FAULT_DELAY, "fault_delay")                       \
 	X(FAULT_CORRUPT, "fault_corrupt")                   \
+	X(FAULT_CE, "fault_ce")                             \
 	X(CAPTURE_ERR, "capture_err")
 
 /* Per-QP counters (the transport fills a slot per QP). */

@@ -92,12 +92,14 @@ static int sr_fault_parse_kv(struct sr_fault_rule *r, char *tok, char *err,
 		rc = sr_fault_parse_u32(val, UINT32_MAX, &r->every);
 	} else if (strcmp(key, "us") == 0) {
 		rc = sr_fault_parse_u32(val, 10000000, &r->delay_us);
+	} else if (strcmp(key, "times") == 0) {
+		rc = sr_fault_parse_u32(val, UINT32_MAX, &r->times);
 	}
 	if (rc == 0)
 		return 0;
 	*eq = '=';
 out_bad:
-	snprintf(err, errlen, "bad fault term '%s' (want prob=, opcode=, psn=, every=, us=)",
+	snprintf(err, errlen, "bad fault term '%s' (want prob=, opcode=, psn=, every=, us=, times=)",
 		 tok);
 	return -EINVAL;
 }
@@ -132,7 +134,7 @@ int sr_fault_rule_parse(struct sr_fault_rule *r, const char *text, char *err,
 			r->action = (uint8_t)i;
 	if (r->action == SR_FAULT_NONE) {
 		snprintf(err, errlen,
-			 "fault rule '%s': want drop, dup, reorder, delay or corrupt",
+			 "fault rule '%s': want drop, dup, reorder, delay, corrupt or ce",
 			 text);
 		return -EINVAL;
 	}
@@ -168,6 +170,9 @@ int sr_fault_rule_format(const struct sr_fault_rule *r, char *buf, size_t len)
 	if (r->action == SR_FAULT_DELAY)
 		n += snprintf(buf + n, len > (size_t)n ? len - n : 0,
 			      " us=%" PRIu32, r->delay_us);
+	if (r->times)
+		n += snprintf(buf + n, len > (size_t)n ? len - n : 0,
+			      " times=%" PRIu32, r->times);
 	return n;
 }
 
@@ -218,12 +223,15 @@ unsigned int sr_fault_decide(struct sr_fault_state *st, unsigned int dir,
 			continue;
 		if (r->psn >= 0 && (uint32_t)r->psn != psn)
 			continue;
+		if (r->times && st->acted[i] >= r->times)
+			continue;
 		if (r->every && ++st->match[i] % r->every != 0)
 			continue;
 		if (r->prob_ppm < 1000000 &&
 		    sr_fault_rand(st) % 1000000 >= r->prob_ppm)
 			continue;
 		*delay_ns = (uint64_t)r->delay_us * 1000;
+		st->acted[i]++;
 		st->hits[r->action]++;
 		return r->action;
 	}
@@ -289,4 +297,31 @@ uint32_t sr_fault_hold_pop(struct sr_fault_hold *h, uint64_t now_ns,
 uint32_t sr_fault_hold_drain(struct sr_fault_hold *h, void **out, uint32_t max)
 {
 	return sr_fault_hold_take(h, true, 0, false, out, max);
+}
+
+bool sr_fault_mark_ce(uint8_t *frame, uint32_t len)
+{
+	struct sr_frame f;
+	uint8_t *ip;
+	uint32_t sum;
+
+	if (!sr_frame_layout(frame, len, &f) || !sr_frame_is_roce(frame, &f))
+		return false;
+	ip = frame + f.l3;
+	if (f.ip_version == 6) {
+		if ((ip[1] & 0x30) == 0)           /* Not-ECT */
+			return false;
+		ip[1] |= 0x30;
+		return true;
+	}
+	if ((ip[1] & 0x03) == 0)
+		return false;
+	/* RFC 1624: HC' = ~(~HC + ~m + m') over the word [ver/ihl, tos] */
+	sum = (uint16_t)~sr_get_be16(ip + 10) + (uint16_t)~sr_get_be16(ip);
+	ip[1] |= 0x03;
+	sum += sr_get_be16(ip);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sr_put_be16(ip + 10, (uint16_t)~sum);
+	return true;
 }

@@ -25,7 +25,8 @@
 	X(DUP, "dup")            \
 	X(REORDER, "reorder")    \
 	X(DELAY, "delay")        \
-	X(CORRUPT, "corrupt")
+	X(CORRUPT, "corrupt")    \
+	X(CE, "ce")
 
 enum sr_fault_action {
 	SR_FAULT_NONE = 0,
@@ -45,7 +46,8 @@ enum sr_fault_dir {
  * One rule.  A frame matches when every set criterion holds: UDP/4791 frames
  * only; opcode and PSN read from the BTH (-1 = any); then "every Nth
  * matching frame" (0 = each) and then the probability (parts per million,
- * 1000000 = always).  The first matching rule acts.
+ * 1000000 = always).  The first matching rule acts.  A rule that acted
+ * `times` times is spent: it matches nothing more.
  */
 struct sr_fault_rule {
 	uint8_t dir;          /* enum sr_fault_dir mask */
@@ -55,7 +57,7 @@ struct sr_fault_rule {
 	uint32_t every;       /* act on every Nth match, 0 = every match */
 	uint32_t prob_ppm;    /* probability in parts per million */
 	uint32_t delay_us;    /* DELAY: hold time; REORDER: ignored */
-	uint32_t reserved;
+	uint32_t times;       /* act at most this many times, 0 = no limit */
 };
 
 /* A rule set: what the config and the control block carry. */
@@ -71,8 +73,8 @@ const char *sr_fault_action_name(unsigned int action);
 
 /*
  * Parse one rule in the config syntax
- *   <tx|rx|both> <drop|dup|reorder|delay|corrupt> [prob=P] [opcode=N]
- *   [psn=N] [every=N] [us=N]
+ *   <tx|rx|both> <drop|dup|reorder|delay|corrupt|ce> [prob=P] [opcode=N]
+ *   [psn=N] [every=N] [us=N] [times=N]
  * P is a fraction 0..1 or a percentage ("5%").  Without prob= and every=
  * the rule always acts.  Returns 0 or -EINVAL with a reason in err.
  */
@@ -88,6 +90,7 @@ struct sr_fault_state {
 	struct sr_fault_set set;
 	uint64_t rng;
 	uint32_t match[SR_FAULT_RULES_MAX];   /* matches seen per rule */
+	uint32_t acted[SR_FAULT_RULES_MAX];   /* verdicts given per rule */
 	uint64_t hits[SR_FAULT_ACTION_MAX];   /* verdicts given */
 };
 
@@ -116,6 +119,13 @@ unsigned int sr_fault_decide(struct sr_fault_state *st, unsigned int dir,
 
 /* Flip one bit of the ICRC (the last 4 bytes of the UDP payload). */
 void sr_fault_corrupt(uint8_t *frame, uint32_t len);
+
+/*
+ * Mark the frame CE, as a congested switch does: the IP ECN field of an
+ * ECN-capable (ECT) frame becomes CE, the IPv4 checksum follows (the ICRC
+ * masks the field).  Returns false, changing nothing, for a Not-ECT frame.
+ */
+bool sr_fault_mark_ce(uint8_t *frame, uint32_t len);
 
 /*
  * A hold queue for delayed and reordered frames: opaque handles released

@@ -290,6 +290,10 @@ static void sr_rxtx_fault_tx(struct sr_pmd_lane *l, struct rte_mbuf *m,
 		sr_stats_add(dev->stats, SR_CTR_FAULT_CORRUPT, 1);
 		sr_fault_corrupt(p, m->data_len);
 		break;
+	case SR_FAULT_CE:
+		if (sr_fault_mark_ce(p, m->data_len))
+			sr_stats_add(dev->stats, SR_CTR_FAULT_CE, 1);
+		break;
 	default:
 		break;
 	}
@@ -502,6 +506,10 @@ static bool sr_rxtx_fault_rx(struct sr_pmd_lane *l, struct rte_mbuf *m,
 	case SR_FAULT_CORRUPT:
 		sr_stats_add(dev->stats, SR_CTR_FAULT_CORRUPT, 1);
 		sr_fault_corrupt(p, m->data_len);
+		return true;
+	case SR_FAULT_CE:
+		if (sr_fault_mark_ce(p, m->data_len))
+			sr_stats_add(dev->stats, SR_CTR_FAULT_CE, 1);
 		return true;
 	default:
 		return true;

@@ -3,7 +3,7 @@
 # when everything is already installed.
 set -eu
 pkgs="gcc pkg-config meson ninja-build python3 libdpdk-dev dpdk libisal-dev
-      libibverbs-dev ibverbs-utils perftest libpcap-dev check tshark iproute2
+      libibverbs-dev ibverbs-utils perftest libpcap-dev libcairo2-dev check tshark iproute2
       librdmacm-dev rdmacm-utils
       procps
       nftables"

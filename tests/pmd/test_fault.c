@@ -51,6 +51,8 @@ START_TEST(test_parse_format_round_trip)
 		"both reorder prob=0.5 every=3",
 		"tx delay prob=1 us=250",
 		"rx corrupt prob=0.25 opcode=4 psn=77",
+		"tx drop psn=5 times=1",
+		"rx ce every=4",
 	};
 	struct sr_fault_rule r, r2;
 	char err[128], buf[128];
@@ -81,6 +83,56 @@ START_TEST(test_every_nth)
 	ck_assert_uint_eq(drops, 10);
 	/* The other direction is untouched. */
 	ck_assert_uint_eq(decide(SR_FAULT_RX), SR_FAULT_NONE);
+}
+END_TEST
+
+/* times=1: PSN 5 lost once, its retransmission passes; then the next
+ * rule (every other frame of PSN 5 duplicated) takes over. */
+START_TEST(test_times)
+{
+	static const char *const rules[] = { "tx drop psn=5 times=1",
+					     "tx dup psn=5 every=2" };
+
+	load(rules, 2);
+	make_frame(4, 4);
+	ck_assert_uint_eq(decide(SR_FAULT_TX), SR_FAULT_NONE);
+	make_frame(4, 5);
+	ck_assert_uint_eq(decide(SR_FAULT_TX), SR_FAULT_DROP);
+	ck_assert_uint_eq(decide(SR_FAULT_TX), SR_FAULT_NONE);
+	ck_assert_uint_eq(decide(SR_FAULT_TX), SR_FAULT_DUP);
+	for (int i = 0; i < 10; i++)
+		ck_assert_uint_ne(decide(SR_FAULT_TX), SR_FAULT_DROP);
+	ck_assert_uint_eq(st.hits[SR_FAULT_DROP], 1);
+}
+END_TEST
+
+/* ce: an ECT(0) frame becomes CE with a valid IPv4 checksum; a Not-ECT
+ * frame is left alone. */
+START_TEST(test_mark_ce)
+{
+	static const char *const rules[] = { "rx ce" };
+	uint8_t *ip;
+	uint32_t sum = 0;
+
+	load(rules, 1);
+	make_frame(10, 7);
+	ip = frame + 14;
+	ck_assert_uint_eq(decide(SR_FAULT_RX), SR_FAULT_CE);
+	ck_assert(!sr_fault_mark_ce(frame, frame_len));      /* Not-ECT */
+	ck_assert_uint_eq(ip[1] & 3, 0);
+	ip[1] |= 0x02;                                       /* ECT(0) */
+	sr_put_be16(ip + 10, 0);
+	for (int i = 0; i < 20; i += 2)
+		sum += sr_get_be16(ip + i);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sr_put_be16(ip + 10, (uint16_t)~sum);
+	ck_assert(sr_fault_mark_ce(frame, frame_len));
+	ck_assert_uint_eq(ip[1] & 3, 3);
+	sum = 0;
+	for (int i = 0; i < 20; i += 2)
+		sum += sr_get_be16(ip + i);
+	sum = (sum & 0xffff) + (sum >> 16);
+	ck_assert_uint_eq(sum, 0xffff);                      /* checksum ok */
 }
 END_TEST
 
@@ -178,6 +230,8 @@ static Suite *fault_suite(void)
 
 	tcase_add_test(tc, test_parse_format_round_trip);
 	tcase_add_test(tc, test_every_nth);
+	tcase_add_test(tc, test_times);
+	tcase_add_test(tc, test_mark_ce);
 	tcase_add_test(tc, test_probability);
 	tcase_add_test(tc, test_opcode_psn_match_first_rule_wins);
 	tcase_add_test(tc, test_non_roce_untouched);

@@ -3,8 +3,10 @@
  * sroce-pcap — read a capture (pcap or pcapng, through libpcap) and print
  * every RoCEv2 frame on one line, then a summary.  Exit status 1 when any
  * RoCEv2 frame is malformed or has a bad ICRC, 2 on usage or file errors.
+ * With --ladder, also draw the capture as a sequence diagram (ladder.h).
  *
- *   sroce-pcap [--summary] FILE
+ *   sroce-pcap [--summary] [--ladder OUT.svg|OUT.png [--time prop|compressed]
+ *              [--qp N] [--psn A-B] [--time T0-T1] [--max N]] FILE
  */
 #include <getopt.h>
 #include <pcap/pcap.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "dissect.h"
+#include "ladder.h"
 #include "wire/parse.h"
 
 /* Frames that are not RoCEv2, by what they are. */
@@ -104,9 +107,10 @@ static bool sr_link_l3(int dlt, const uint8_t *f, uint32_t len, uint32_t *off,
 	return false;
 }
 
-static void sr_one_frame(struct sr_stats *st, int dlt, bool lines,
-			 const struct pcap_pkthdr *h, const uint8_t *f,
-			 double t0)
+/* Returns 0, or -ENOMEM when the ladder cannot keep the packet. */
+static int sr_one_frame(struct sr_stats *st, int dlt, bool lines,
+			struct sr_ladder *ladder, const struct pcap_pkthdr *h,
+			const uint8_t *f, double t0)
 {
 	enum sr_parse_result r;
 	struct sr_pkt pkt;
@@ -126,7 +130,7 @@ static void sr_one_frame(struct sr_stats *st, int dlt, bool lines,
 		st->other[have_l3 ? sr_classify_other(f + off, h->caplen - off,
 						      type)
 				  : SR_OTHER_OTHER]++;
-		return;
+		return 0;
 	}
 	st->roce++;
 	if (r == SR_PARSE_OK || r == SR_PARSE_ICRC) {
@@ -138,13 +142,14 @@ static void sr_one_frame(struct sr_stats *st, int dlt, bool lines,
 			printf("%.6f ", t);
 			sr_dissect_line(stdout, &pkt, ok);
 		}
-		return;
+		return ladder ? sr_ladder_add(ladder, &pkt, ok, t) : 0;
 	}
 	st->malformed++;
 	st->per_reason[r]++;
 	if (lines)
 		printf("%.6f malformed RoCEv2 frame (%u bytes): %s\n", t,
 		       h->caplen, sr_parse_result_text(r));
+	return 0;
 }
 
 static int sr_cmp_names(const void *a, const void *b)
@@ -188,12 +193,83 @@ static void sr_summary(const struct sr_stats *st)
 	printf("\n");
 }
 
+/* One ladder option; says what is wrong and returns -1 on a bad value. */
+static int sr_ladder_opt(struct sr_ladder_opts *o, int c, const char *v)
+{
+	unsigned long n;
+	char *end;
+	int rc = 0;
+
+	switch (c) {
+	case 't':
+		rc = sr_ladder_parse_time(o, v);
+		break;
+	case 'p':
+		rc = sr_ladder_parse_psn(o, v);
+		break;
+	case 'q':
+	case 'm':
+		n = strtoul(v, &end, 0);
+		rc = end == v || *end || n > 0xffffff ? -1 : 0;
+		if (c == 'q') {
+			o->by_qp = true;
+			o->qp = (uint32_t)n;
+		} else {
+			o->max = (uint32_t)n;
+		}
+		break;
+	}
+	if (rc)
+		fprintf(stderr, "sroce-pcap: bad value '%s' for --%s\n", v,
+			c == 't' ? "time (prop, compressed or T0-T1 seconds)" :
+			c == 'p' ? "psn (A-B)" : c == 'q' ? "qp" : "max");
+	return rc ? -1 : 0;
+}
+
+/* Lay out and draw the ladder; one line on what it drew. */
+static int sr_ladder_out(struct sr_ladder *l, const char *out,
+			 const char *capture)
+{
+	char err[256], title[512];
+	const char *base = strrchr(capture, '/');
+
+	if (sr_ladder_finish(l)) {
+		fprintf(stderr, "sroce-pcap: out of memory\n");
+		return -1;
+	}
+	snprintf(title, sizeof(title), "%s: %u RoCEv2 packets of %u%s",
+		 base ? base + 1 : capture, l->narrow, l->npkt,
+		 l->truncated ? " (--max: more follow)" : "");
+	if (sr_ladder_draw(l, out, title, err, sizeof(err))) {
+		fprintf(stderr, "sroce-pcap: --ladder: %s\n", err);
+		return -1;
+	}
+	printf("ladder: %s: %u packets drawn, %u filtered out, %u over --max, %u lifelines",
+	       out, l->narrow, l->filtered, l->truncated, l->nep);
+	for (int m = SR_LADDER_NONE + 1; m < SR_LADDER_MARK_MAX; m++)
+		if (l->marks[m])
+			printf(", %u %s", l->marks[m], sr_ladder_mark_name(m));
+	printf("\n");
+	return 0;
+}
+
 static void sr_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: sroce-pcap [--summary] FILE\n"
+		"usage: sroce-pcap [--summary] [--ladder OUT.svg|OUT.png [options]] FILE\n"
 		"Print each RoCEv2 frame of a pcap/pcapng capture and a summary.\n"
 		"  -s, --summary   print the summary only\n"
+		"  -l, --ladder F  also draw a ladder (sequence) diagram, SVG or PNG\n"
+		"                  by F's extension: a lifeline per endpoint (IP, QP),\n"
+		"                  an arrow per packet; retransmissions, NAKs, RNR NAKs,\n"
+		"                  duplicate responses, bad ICRCs, CNPs in colour\n"
+		"  ladder options:\n"
+		"  -t, --time compressed|prop   one row per packet (default), or\n"
+		"                  rows in proportion to time\n"
+		"  -t, --time T0-T1 only packets T0..T1 s after the capture start\n"
+		"  -q, --qp N      only packets from or to QP N\n"
+		"  -p, --psn A-B   only PSNs A..B\n"
+		"  -m, --max N     at most N packets (default 1000)\n"
 		"Exit status: 0 all RoCEv2 frames well-formed with good ICRC,\n"
 		"             1 some frame malformed or with a bad ICRC, 2 error.\n");
 }
@@ -202,10 +278,18 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "summary", no_argument, NULL, 's' },
+		{ "ladder", required_argument, NULL, 'l' },
+		{ "time", required_argument, NULL, 't' },
+		{ "qp", required_argument, NULL, 'q' },
+		{ "psn", required_argument, NULL, 'p' },
+		{ "max", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct sr_stats st;
+	struct sr_ladder_opts lopts = { .max = 1000 };
+	struct sr_ladder ladder;
+	const char *ladder_out = NULL;
 	char err[PCAP_ERRBUF_SIZE];
 	struct pcap_pkthdr *h;
 	const uint8_t *f;
@@ -214,10 +298,20 @@ int main(int argc, char **argv)
 	pcap_t *pc;
 	int c, dlt, rc;
 
-	while ((c = getopt_long(argc, argv, "sh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "sl:t:q:p:m:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			lines = false;
+			break;
+		case 'l':
+			ladder_out = optarg;
+			break;
+		case 't':
+		case 'q':
+		case 'p':
+		case 'm':
+			if (sr_ladder_opt(&lopts, c, optarg))
+				return 2;
 			break;
 		case 'h':
 			sr_usage(stdout);
@@ -231,6 +325,13 @@ int main(int argc, char **argv)
 		sr_usage(stderr);
 		return 2;
 	}
+	if (ladder_out && !sr_ladder_can_draw()) {
+		char why[256];
+
+		sr_ladder_draw(NULL, ladder_out, NULL, why, sizeof(why));
+		fprintf(stderr, "sroce-pcap: --ladder: %s\n", why);
+		return 2;
+	}
 	pc = pcap_open_offline_with_tstamp_precision(argv[optind],
 						      PCAP_TSTAMP_PRECISION_NANO,
 						      err);
@@ -239,20 +340,31 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	dlt = pcap_datalink(pc);
+	sr_ladder_init(&ladder, &lopts);
 	while ((rc = pcap_next_ex(pc, &h, &f)) == 1) {
 		double t = (double)h->ts.tv_sec + (double)h->ts.tv_usec / 1e9;
 
 		if (t0 < 0)
 			t0 = t;
-		sr_one_frame(&st, dlt, lines, h, f, t0);
+		if (sr_one_frame(&st, dlt, lines, ladder_out ? &ladder : NULL,
+				 h, f, t0)) {
+			fprintf(stderr, "sroce-pcap: out of memory\n");
+			break;
+		}
 	}
-	if (rc == PCAP_ERROR) {
+	if (rc == PCAP_ERROR)
 		fprintf(stderr, "sroce-pcap: %s: %s\n", argv[optind],
 			pcap_geterr(pc));
-		pcap_close(pc);
+	pcap_close(pc);
+	if (rc != PCAP_ERROR_BREAK) {       /* the end of the file, or not */
+		sr_ladder_free(&ladder);
 		return 2;
 	}
-	pcap_close(pc);
 	sr_summary(&st);
+	if (ladder_out && sr_ladder_out(&ladder, ladder_out, argv[optind])) {
+		sr_ladder_free(&ladder);
+		return 2;
+	}
+	sr_ladder_free(&ladder);
 	return st.icrc_bad || st.malformed ? 1 : 0;
 }
