@@ -4,7 +4,7 @@
 set -eu
 pkgs="gcc pkg-config meson ninja-build python3 libdpdk-dev dpdk libisal-dev
       libibverbs-dev ibverbs-utils perftest libpcap-dev check tshark iproute2
-      procps
+      procps iputils-ping clang libbpf-dev libxdp-dev
       nftables"
 missing=""
 for p in $pkgs; do
