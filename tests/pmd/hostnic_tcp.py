@@ -6,8 +6,9 @@
 #                          all it receives (and the byte count) to OUT
 #   send ADDR PORT MB OUT  send MB MiB of a seeded pseudo-random stream,
 #                          write its SHA-256 (and the byte count) to OUT
-#   macs PCAP              the destination MACs of the UDP/4791 frames of
-#                          a pcap file (DLT_EN10MB), one line each, counted
+#   macs PCAP SRC          the destination MACs of the UDP/4791 frames
+#                          from MAC SRC in a pcap file (DLT_EN10MB), one
+#                          line each, counted
 import hashlib
 import random
 import socket
@@ -61,7 +62,7 @@ def send(addr, port, mb, out):
         f.write("%s %d\n" % (h.hexdigest(), n))
 
 
-def macs(path):
+def macs(path, src):
     with open(path, "rb") as f:
         data = f.read()
     magic = struct.unpack("<I", data[:4])[0]
@@ -85,6 +86,8 @@ def macs(path):
             continue
         if struct.unpack(">H", fr[l4 + 2:l4 + 4])[0] != 4791:
             continue
+        if ":".join("%02x" % b for b in fr[6:12]) != src.lower():
+            continue
         mac = ":".join("%02x" % b for b in fr[0:6])
         seen[mac] = seen.get(mac, 0) + 1
     for mac, n in sorted(seen.items()):
@@ -98,6 +101,6 @@ if __name__ == "__main__":
     elif cmd == "send":
         send(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
     elif cmd == "macs":
-        macs(sys.argv[2])
+        macs(sys.argv[2], sys.argv[3])
     else:
         sys.exit("usage: hostnic_tcp.py recv|send|macs ...")

@@ -106,6 +106,10 @@ wait_for() {
 	done
 }
 
+xdp_is_ours() {
+	[ "$(xdp_of "$1" "$2")" = sroce_redirect ]
+}
+
 has_table() {
 	ip netns exec "$1" nft list tables 2>/dev/null | grep -q "inet sroce_$2"
 }
@@ -209,8 +213,9 @@ routed)
 	hn_conf b $ib "iface_mode = af_packet"
 	run_pair 20 10.82.1.1
 	rmac=$(ip -n $nsr -br link show r0 | awk '{ print $3 }')
-	python3 "$tcp_py" macs "$tmp/a.pcap" > "$tmp/macs.txt"
-	echo "router's MAC on A's link: $rmac; A's RoCEv2 frames went to:"
+	amac=$(ip -n $nsa -br link show $ia | awk '{ print $3 }')
+	python3 "$tcp_py" macs "$tmp/a.pcap" $amac > "$tmp/macs.txt"
+	echo "router's MAC on A's link: $rmac; A's ($amac) RoCEv2 frames went to:"
 	cat "$tmp/macs.txt"
 	[ "$(wc -l < "$tmp/macs.txt")" -eq 1 ] &&
 		grep -q "^$rmac [0-9]" "$tmp/macs.txt" ||
@@ -227,8 +232,9 @@ restart)
 		SROCE_CONFIG=$tmp/a.conf ip netns exec $nsa "$peer_bin" server \
 			--tcp $tcp --oob 10.81.0.1 > "$tmp/killed.log" 2>&1 &
 		kpid=$!
+		pids="$kpid"
 		if [ $mode = af_xdp ]; then
-			wait_for test "$(xdp_of $nsa $ia)" = sroce_redirect ||
+			wait_for xdp_is_ours $nsa $ia ||
 				fail "$mode: sroce did not attach its program"
 		else
 			wait_for has_table $nsa $ia ||
@@ -237,6 +243,7 @@ restart)
 		sleep 0.2
 		kill -9 $kpid
 		wait $kpid 2>/dev/null
+		pids=""
 		left=$(xdp_of $nsa $ia)
 		has_table $nsa $ia && left="$left table"
 		echo "$mode: after kill -9, left on $ia: ${left:-nothing}"
