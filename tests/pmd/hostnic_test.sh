@@ -74,10 +74,14 @@ hn_conf() {
 		"stats_dir = $tmp/stats" "$@"
 }
 
-# run_pair ROUNDS OOB [ARGS...]: server in A (a.conf), client in B (b.conf)
+# run_pair ROUNDS OOB [ARGS...]: server in A (a.conf), client in B (b.conf).
+# A 67 ms transport timeout (8 tries: half a second): both pollers share
+# the CPUs with the kernel's TCP and with other jobs, and a stall of a
+# hundred milliseconds must not count as a lost link.
 run_pair() {
 	rounds=$1 oob=$2
 	shift 2
+	set -- --rc-timeout 14 "$@"
 	SROCE_CONFIG=$tmp/a.conf ip netns exec $nsa timeout 100 "$peer_bin" \
 		server --tcp $tcp --oob "$oob" --rounds "$rounds" "$@" \
 		> "$tmp/server.log" 2>&1 &
@@ -114,6 +118,10 @@ has_table() {
 	ip netns exec "$1" nft list tables 2>/dev/null | grep -q "inet sroce_$2"
 }
 
+xdp_or_table() {
+	xdp_is_ours "$1" "$2" || has_table "$1" "$2"
+}
+
 # traffic_case MODE_LINES...: RDMA with kernel TCP and ping alongside
 traffic_case() {
 	pair_setup
@@ -129,7 +137,8 @@ traffic_case() {
 	  ip netns exec $nsb ping -6 -c 10 -i 0.2 -W 2 fd81::1 ) \
 		> "$tmp/ping.log" 2>&1 &
 	ppid=$!
-	( sleep 0.5; xdp_of $nsa $ia > "$tmp/xdp_during";
+	# what is on A's interface once sroce is up (either, for 10 s)
+	( wait_for xdp_or_table $nsa $ia; xdp_of $nsa $ia > "$tmp/xdp_during"
 	  has_table $nsa $ia && echo yes > "$tmp/nft_during" ) &
 	wpid=$!
 	run_pair 400 10.81.0.1
