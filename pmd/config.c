@@ -31,6 +31,8 @@ typedef int (*sr_config_key_fn)(struct sr_pmd_config *cfg, const char *val,
 	X(port, sr_key_port)               \
 	X(node, sr_key_node)               \
 	X(run_dir, sr_key_run_dir)         \
+	X(iface_mode, sr_key_iface_mode)   \
+	X(iface_nft, sr_key_iface_nft)     \
 	X(mac, sr_key_mac)                 \
 	X(ipv4, sr_key_ipv4)               \
 	X(ipv6, sr_key_ipv6)               \
@@ -110,8 +112,27 @@ static int sr_key_port(struct sr_pmd_config *cfg, const char *val, char *why,
 	if (strcmp(val, "default") == 0) {
 		cfg->default_link = true;
 		cfg->port[0] = '\0';
+		cfg->iface[0] = '\0';
 		return 0;
 	}
+	/* A host NIC shared with the kernel (hostnic.c picks the driver). */
+	if (strncmp(val, "iface:", 6) == 0) {
+		const char *name = val + 6;
+		size_t n = strlen(name);
+
+		if (n == 0 || n >= sizeof(cfg->iface) ||
+		    strcspn(name, " \t/,:=") != n) {
+			snprintf(why, whylen,
+				 "port '%s': want iface:NAME with an interface name of 1..15 characters",
+				 val);
+			return -EINVAL;
+		}
+		strcpy(cfg->iface, name);
+		cfg->default_link = false;
+		return sr_copy_str(cfg->port, sizeof(cfg->port), val, why,
+				   whylen);
+	}
+	cfg->iface[0] = '\0';
 	if (strncmp(val, "net_", 4) != 0 &&
 	    sscanf(val, "%x:%x:%x.%x%c", &d, &b, &s, &f, &tail) != 4 &&
 	    sscanf(val, "%x:%x.%x%c", &b, &s, &f, &tail) != 3) {
@@ -140,6 +161,32 @@ static int sr_key_run_dir(struct sr_pmd_config *cfg, const char *val,
 {
 	return sr_copy_str(cfg->run_dir, sizeof(cfg->run_dir), val, why,
 			   whylen);
+}
+
+static int sr_key_iface_mode(struct sr_pmd_config *cfg, const char *val,
+			     char *why, size_t whylen)
+{
+	if (strcmp(val, "auto") == 0) {
+		cfg->iface_mode = SR_PMD_IFACE_AUTO;
+	} else if (strcmp(val, "af_xdp") == 0) {
+		cfg->iface_mode = SR_PMD_IFACE_XDP;
+	} else if (strcmp(val, "af_packet") == 0) {
+		cfg->iface_mode = SR_PMD_IFACE_PACKET;
+	} else {
+		snprintf(why, whylen,
+			 "iface_mode '%s' is not auto, af_xdp or af_packet", val);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int sr_parse_bool(const char *val, bool *out, char *why,
+			 size_t whylen);
+
+static int sr_key_iface_nft(struct sr_pmd_config *cfg, const char *val,
+			    char *why, size_t whylen)
+{
+	return sr_parse_bool(val, &cfg->iface_nft, why, whylen);
 }
 
 static int sr_key_mac(struct sr_pmd_config *cfg, const char *val, char *why,
@@ -775,7 +822,9 @@ uint32_t sr_pmd_config_mtu_limit(const struct sr_pmd_config *cfg,
 			*why = "af_packet's framesz; give the port a larger one";
 		}
 	}
-	if (iface != NULL) {
+	if (cfg->iface[0] != '\0') {
+		kmtu = sr_ifname_mtu(cfg->iface);
+	} else if (iface != NULL) {
 		char name[IF_NAMESIZE] = "";
 		size_t n = strcspn(iface + 7, ",");
 
@@ -873,6 +922,16 @@ int sr_pmd_config_load_path(struct sr_pmd_config *cfg, const char *path,
 		snprintf(err, errlen, "%s: no port (want port = default, a vdev or a PCI address)",
 			 path ? path : "config");
 		return -EINVAL;
+	}
+	if (cfg->iface[0] != '\0') {
+		/* The interface's own MAC and addresses (hostnic.c). */
+		if (cfg->has_mac || cfg->has_ipv4 || cfg->n_ipv6) {
+			snprintf(err, errlen,
+				 "%s: port iface:%s takes its MAC and addresses from the interface; remove mac, ipv4 and ipv6",
+				 path ? path : "config", cfg->iface);
+			return -EINVAL;
+		}
+		return 0;
 	}
 	if (!cfg->has_ipv4) {
 		snprintf(err, errlen, "%s: no ipv4 address", path ? path : "config");

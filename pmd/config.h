@@ -25,6 +25,13 @@
 #define SR_CONFIG_BURST_MAX 64
 #define SR_PMD_ENGINES_MAX  4   /* engine lcores (lanes) per device */
 
+/* How a host NIC (port = iface:NAME) carries sroce's frames. */
+enum sr_pmd_iface_mode {
+	SR_PMD_IFACE_AUTO = 0,    /* AF_XDP, else af_packet (one line why) */
+	SR_PMD_IFACE_XDP,         /* AF_XDP only: fail when it cannot attach */
+	SR_PMD_IFACE_PACKET,      /* af_packet with a socket filter */
+};
+
 /* Where a device's progress runs. */
 enum sr_pmd_mode {
 	SR_PMD_MODE_INLINE = 0,   /* the consumer calls sr_pmd_progress() */
@@ -38,6 +45,9 @@ struct sr_pmd_config {
 	char capture[SR_CONFIG_STR_MAX];  /* pcap file, "" = off */
 	char stats_dir[SR_CONFIG_STR_MAX];/* stats shared memory folder */
 	char lcores[SR_CONFIG_STR_MAX];   /* EAL --lcores, "" = derived */
+	char iface[16];                   /* port = iface:NAME, "" = other */
+	enum sr_pmd_iface_mode iface_mode;
+	bool iface_nft;                   /* af_packet: nftables drop rule */
 	uint8_t mac[6];
 	bool has_mac;                     /* else the port's own MAC */
 	bool default_link;                /* port = default (net_memif) */

@@ -14,6 +14,7 @@
 
 #include "arp.h"
 #include "dev_priv.h"
+#include "hostnic.h"
 #include "nd.h"
 
 #define SR_NEIGH_TICK_NS (10ull * 1000 * 1000)
@@ -43,9 +44,12 @@ void sr_dev_arp_input(struct sr_pmd_dev *dev, const uint8_t *frame,
 		      uint32_t len, const struct sr_frame *f)
 {
 	uint8_t reply[SR_ARP_FRAME_MAX];
-	int n = sr_arp_input(&dev->neigh, &dev->addr, frame, len, f,
-			     sr_dev_now_ns(dev), reply);
+	int n;
 
+	if (dev->host != NULL)
+		return;         /* the kernel answers on a host NIC */
+	n = sr_arp_input(&dev->neigh, &dev->addr, frame, len, f,
+			 sr_dev_now_ns(dev), reply);
 	if (n < 0)
 		sr_stats_add(dev->stats, SR_CTR_DROP_NEIGH, 1);
 	sr_dev_send_built(dev, reply, n, SR_CTR_ARP_TX);
@@ -55,9 +59,12 @@ void sr_dev_nd_input(struct sr_pmd_dev *dev, const uint8_t *frame,
 		     uint32_t len, const struct sr_frame *f)
 {
 	uint8_t reply[SR_ND_FRAME_MAX];
-	int n = sr_nd_input(&dev->neigh, &dev->addr, frame, len, f,
-			    sr_dev_now_ns(dev), reply);
+	int n;
 
+	if (dev->host != NULL)
+		return;         /* the kernel answers on a host NIC */
+	n = sr_nd_input(&dev->neigh, &dev->addr, frame, len, f,
+			sr_dev_now_ns(dev), reply);
 	if (n < 0)
 		sr_stats_add(dev->stats, SR_CTR_DROP_NEIGH, 1);
 	sr_dev_send_built(dev, reply, n, SR_CTR_ND_TX);
@@ -69,7 +76,9 @@ static void sr_dev_solicit(void *ctx, const uint8_t ip[16])
 	uint8_t buf[SR_ND_FRAME_MAX > SR_ARP_FRAME_MAX ? SR_ND_FRAME_MAX :
 							 SR_ARP_FRAME_MAX];
 
-	if (sr_gid_is_ipv4(ip))
+	if (dev->host != NULL)
+		sr_host_solicit(dev, ip);    /* the kernel asks */
+	else if (sr_gid_is_ipv4(ip))
 		sr_dev_send_built(dev, buf,
 				  sr_arp_build_request(buf, &dev->addr, ip + 12),
 				  SR_CTR_ARP_TX);
@@ -97,6 +106,8 @@ int sr_pmd_resolve(struct sr_pmd_dev *dev, const uint8_t ip[16],
 			return 0;
 		}
 	}
+	if (dev->host != NULL)
+		return sr_host_resolve(dev, ip, mac);
 	rc = sr_neigh_resolve(&dev->neigh, ip, sr_dev_now_ns(dev), mac);
 
 	if (rc == -EAGAIN) {
@@ -309,7 +320,8 @@ int sr_pmd_dev_create(const struct sr_pmd_config *cfg, int lock_fd,
 	if (rc)
 		goto out_free;
 	sr_dev_clock(dev);
-	rc = sr_port_setup(dev, err, errlen);
+	rc = cfg->iface[0] ? sr_host_open(dev, err, errlen) :
+			     sr_port_setup(dev, err, errlen);
 	if (rc)
 		goto out_port;
 	snprintf(name, sizeof(name), "sroce_loop_%u", dev->port_id);
@@ -321,7 +333,17 @@ int sr_pmd_dev_create(const struct sr_pmd_config *cfg, int lock_fd,
 		snprintf(err, errlen, "no memory for the lanes' rings");
 		goto out_port;
 	}
-	sr_dev_addresses(dev);
+	if (dev->host != NULL) {
+		rc = sr_host_addresses(dev);
+		if (rc) {
+			snprintf(err, errlen,
+				 "interface '%s': cannot read its addresses (%s)",
+				 cfg->iface, strerror(-rc));
+			goto out_port;
+		}
+	} else {
+		sr_dev_addresses(dev);
+	}
 	rc = sr_engine_init(dev, err, errlen);
 	if (rc)
 		goto out_engine;
@@ -348,6 +370,7 @@ out_port:
 	rte_ring_free(dev->loop_ring);
 	sr_dev_lanes_fini(dev);
 	sr_port_teardown(dev);
+	sr_host_close(dev);
 out_free:
 	free(dev);
 	return rc;
@@ -364,6 +387,7 @@ void sr_pmd_dev_destroy(struct sr_pmd_dev *dev)
 	sr_rxtx_release_all(dev);
 	sr_capture_close(dev->cap);
 	sr_port_teardown(dev);
+	sr_host_close(dev);
 	sr_engine_fini(dev);
 	rte_ring_free(dev->loop_ring);
 	sr_dev_lanes_fini(dev);
@@ -435,6 +459,21 @@ int sr_pmd_link_wait(struct sr_pmd_dev *dev, uint32_t timeout_ms)
 		nanosleep(&nap, NULL);
 	}
 	return 0;
+}
+
+void sr_pmd_set_gid_change_cb(struct sr_pmd_dev *dev, sr_pmd_gid_change_fn fn,
+			      void *ctx)
+{
+	dev->gid_ctx = ctx;
+	dev->gid_cb = fn;
+}
+
+const char *sr_pmd_host_path(const struct sr_pmd_dev *dev)
+{
+	if (dev->host == NULL)
+		return NULL;
+	return strncmp(dev->cfg.port, "net_af_xdp", 10) == 0 ? "af_xdp" :
+							       "af_packet";
 }
 
 const struct sr_gid_table *sr_pmd_gids(const struct sr_pmd_dev *dev)

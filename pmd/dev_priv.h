@@ -94,6 +94,11 @@ struct sr_pmd_dev {
 	uint64_t neigh_next_ns;
 	uint64_t link_asked_ns;       /* memif link state last asked */
 
+	struct sr_host *host;         /* port = iface:NAME (hostnic.c), else NULL */
+	uint64_t host_next_ns;        /* next look at address changes */
+	sr_pmd_gid_change_fn gid_cb;
+	void *gid_ctx;
+
 	sr_link_rx_fn rx_fn;
 	void *rx_ctx;
 

@@ -128,7 +128,10 @@ static int sr_eal_args(const struct sr_pmd_config *cfg, char **argv,
 		}
 		rc |= sr_eal_push(argv, argc, buf);
 	}
-	if (strncmp(cfg->port, "net_", 4) == 0) {
+	if (cfg->iface[0] != '\0') {
+		/* a host NIC: its port is hot-plugged once chosen (hostnic.c) */
+		rc |= sr_eal_push(argv, argc, "--no-pci");
+	} else if (strncmp(cfg->port, "net_", 4) == 0) {
 		rc |= sr_eal_push(argv, argc, "--no-pci");
 		snprintf(buf, sizeof(buf), "--vdev=%s", cfg->port);
 		rc |= sr_eal_push(argv, argc, buf);

@@ -19,6 +19,7 @@
 #include <rte_ring.h>
 
 #include "dev_priv.h"
+#include "hostnic.h"
 
 #define SR_ENGINE_IDLE_SPINS 1024    /* empty rounds before yielding */
 #define SR_ENGINE_WORK_BURST 32
@@ -277,6 +278,9 @@ int sr_engine_lane_round(struct sr_pmd_lane *l)
 			sr_dev_neigh_tick(dev, now);
 		if ((int64_t)(now - dev->link_check_ns) >= 0)
 			sr_port_keepalive(dev, now);
+		if (dev->host != NULL &&
+		    (int64_t)(now - dev->host_next_ns) >= 0)
+			sr_host_poll(dev, now);
 	}
 	work += sr_rxtx_flush(l);
 	if (work == 0 && dev->cap && l->id == 0) {

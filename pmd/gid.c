@@ -3,6 +3,7 @@
  * gid.c — the GID table.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "gid.h"
@@ -44,6 +45,52 @@ int sr_gid_table_build(struct sr_gid_table *t, const uint8_t mac[6],
 	for (uint32_t i = 0; i < t->n; i++)
 		t->entry[i].type = SR_GID_TYPE_ROCE_V2;
 	return 0;
+}
+
+static bool sr_gid_is_link_local(const uint8_t gid[16])
+{
+	return gid[0] == 0xfe && (gid[1] & 0xc0) == 0x80;
+}
+
+uint32_t sr_gid_table_host(struct sr_gid_table *t, const uint8_t mac[6],
+			   const uint8_t (*ip)[16], uint32_t n)
+{
+	bool used[n ? n : 1];
+	uint32_t left = 0, k = 2;
+
+	memset(t, 0, sizeof(*t));
+	memset(used, 0, sizeof(used));
+	sr_gid_link_local(t->entry[0].gid, mac);
+	t->entry[0].valid = 1;
+	for (uint32_t i = 0; i < n; i++)
+		if (!sr_gid_is_ipv4(ip[i]) && sr_gid_is_link_local(ip[i])) {
+			memcpy(t->entry[0].gid, ip[i], 16);
+			used[i] = true;
+			break;
+		}
+	for (uint32_t i = 0; i < n; i++)
+		if (sr_gid_is_ipv4(ip[i])) {
+			memcpy(t->entry[1].gid, ip[i], 16);
+			t->entry[1].valid = 1;
+			used[i] = true;
+			break;
+		}
+	/* IPv6 (pass 0), then IPv4 (pass 1) */
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t i = 0; i < n; i++) {
+			if (used[i] || sr_gid_is_ipv4(ip[i]) != (pass == 1))
+				continue;
+			if (k == SR_GID_TABLE_MAX) {
+				left++;
+				continue;
+			}
+			memcpy(t->entry[k].gid, ip[i], 16);
+			t->entry[k++].valid = 1;
+		}
+	t->n = k;
+	for (uint32_t i = 0; i < t->n; i++)
+		t->entry[i].type = SR_GID_TYPE_ROCE_V2;
+	return left;
 }
 
 int sr_gid_query(const struct sr_gid_table *t, uint32_t idx,

@@ -45,6 +45,17 @@ int sr_gid_table_build(struct sr_gid_table *t, const uint8_t mac[6],
 		       const uint8_t *ipv4, const uint8_t (*ipv6)[16],
 		       uint32_t n_ipv6);
 
+/*
+ * The table of a host NIC (port = iface:NAME) from the interface's
+ * addresses ip[0..n) in the kernel's order (IPv4 as ::ffff:a.b.c.d):
+ *   index 0  its first IPv6 link-local address, else the EUI-64 of mac
+ *   index 1  its first IPv4 address (invalid when it has none)
+ *   index 2+ its other IPv6 addresses, then its other IPv4 addresses
+ * so the layout is the one above.  Returns how many addresses did not fit.
+ */
+uint32_t sr_gid_table_host(struct sr_gid_table *t, const uint8_t mac[6],
+			   const uint8_t (*ip)[16], uint32_t n);
+
 /* Copy entry idx.  Returns 0, or -EINVAL past the end or for a hole. */
 int sr_gid_query(const struct sr_gid_table *t, uint32_t idx,
 		 struct sr_gid_entry *out);

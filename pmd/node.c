@@ -61,6 +61,20 @@ void sr_node_relax(struct sr_node *node, unsigned int *idle)
 
 /* ---- create / close ---- */
 
+/*
+ * A host NIC's addresses follow the interface (hostnic.h): the transport's
+ * copy of the GID table follows the pmd's (an address gone leaves a zero
+ * GID, which no address vector names).  Runs on the progress thread.
+ */
+static void sr_node_gid_changed(void *ctx, unsigned int index,
+				const struct sr_gid_entry *e)
+{
+	static const uint8_t zero[16];
+	struct sr_node *node = ctx;
+
+	sr_dev_set_gid(node->dev, index, e->valid ? e->gid : zero);
+}
+
 static int sr_node_wire(struct sr_node *node,
 			const struct sr_node_params *params, char *err,
 			size_t errlen)
@@ -91,6 +105,7 @@ static int sr_node_wire(struct sr_node *node,
 	}
 	sr_xstats_init(&node->xstats, node->pmd, node->dev);
 	sr_pmd_set_rx_handler(node->pmd, sr_dev_rx_burst, node->dev);
+	sr_pmd_set_gid_change_cb(node->pmd, sr_node_gid_changed, node);
 	rc = sr_pmd_engine_register(node->pmd, sr_node_engine_poll, node);
 	if (rc) {
 		snprintf(err, errlen, "cannot register the engine callback: %s",
@@ -115,6 +130,7 @@ static void sr_node_free(struct sr_node *node)
 			sr_pmd_stop(node->pmd);     /* -EALREADY when not running */
 		sr_pmd_engine_unregister(node->pmd, sr_node_engine_poll, node);
 		sr_pmd_set_rx_handler(node->pmd, NULL, NULL);
+		sr_pmd_set_gid_change_cb(node->pmd, NULL, NULL);
 	}
 	sr_xstats_fini(&node->xstats);
 	sr_dev_destroy(node->dev);

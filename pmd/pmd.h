@@ -155,6 +155,24 @@ int sr_pmd_link_wait(struct sr_pmd_dev *dev, uint32_t timeout_ms);
 int sr_pmd_resolve(struct sr_pmd_dev *dev, const uint8_t ip[16],
 		   uint8_t mac[6]);
 
+/*
+ * Called on the progress thread (lane 0) after GID table entry index
+ * changed (e is its new state; valid 0 when the address went away): a
+ * host NIC's addresses are the interface's and follow it (hostnic.h).
+ * The hook a verbs consumer turns into IBV_EVENT_GID_CHANGE.  fn NULL
+ * removes it.  Set it before traffic starts (it is not synchronised).
+ */
+typedef void (*sr_pmd_gid_change_fn)(void *ctx, unsigned int index,
+				     const struct sr_gid_entry *e);
+void sr_pmd_set_gid_change_cb(struct sr_pmd_dev *dev, sr_pmd_gid_change_fn fn,
+			      void *ctx);
+
+/*
+ * The kernel interface a host NIC port (port = iface:NAME) runs on and how:
+ * "af_xdp" or "af_packet"; NULL for other ports.
+ */
+const char *sr_pmd_host_path(const struct sr_pmd_dev *dev);
+
 /* Device facts. */
 const struct sr_gid_table *sr_pmd_gids(const struct sr_pmd_dev *dev);
 void sr_pmd_mac(const struct sr_pmd_dev *dev, uint8_t mac[6]);

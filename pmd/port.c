@@ -75,7 +75,9 @@ static bool sr_port_is_soft(const struct rte_eth_dev_info *info)
  */
 static bool sr_port_mtu_is_kernel(const struct rte_eth_dev_info *info)
 {
-	return strcmp(info->driver_name, "net_af_packet") == 0;
+	/* net_af_xdp's MTU setter is the kernel interface's too */
+	return strcmp(info->driver_name, "net_af_packet") == 0 ||
+	       strcmp(info->driver_name, "net_af_xdp") == 0;
 }
 
 /*

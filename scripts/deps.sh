@@ -5,7 +5,7 @@ set -eu
 pkgs="gcc pkg-config meson ninja-build python3 libdpdk-dev dpdk libisal-dev
       libibverbs-dev ibverbs-utils perftest libpcap-dev libcairo2-dev check tshark iproute2
       librdmacm-dev rdmacm-utils
-      procps
+      procps iputils-ping clang libbpf-dev libxdp-dev
       nftables"
 missing=""
 for p in $pkgs; do

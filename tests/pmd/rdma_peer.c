@@ -15,13 +15,17 @@
  *
  *   rdma_peer server|client --tcp PORT [--rounds N] [--timeout-ms T]
  *                           [--rc-timeout CODE] [--pause FILE] [--gid N]
- *                           [--spare-qps N]
+ *                           [--spare-qps N] [--oob ADDR]
  *
  * --gid: our GID index to talk from (1: IPv4, the default; 2: the first
  * configured IPv6 address, resolved with ND).
  *
  * --spare-qps: create N idle QPs before the tested one, which moves its QPN
  * (with several engines per device, onto another lane: QPN % engines).
+ *
+ * --oob: the server's IPv4 address for the out-of-band TCP (default
+ * 127.0.0.1): the server listens on it, the client connects to it (two
+ * network namespaces, tests/pmd/hostnic_test.sh).
  *
  * --pause (client): half way, create FILE.ready and wait (progressing)
  * until FILE exists, so a test can read the live counters mid-run.
@@ -91,6 +95,7 @@ struct rp {
 	uint32_t rounds, timeout_ms;
 	uint8_t rc_timeout;
 	const char *pause;
+	const char *oob;                  /* server's IPv4 address, or NULL */
 	unsigned int gid_index;
 	unsigned int nspare;
 	struct sr_qp *spare[4];           /* idle QPs that shift our QPN */
@@ -158,6 +163,11 @@ static int rp_tcp_open(struct rp *rp, uint16_t port)
 	};
 	int one = 1, fd;
 
+	if (rp->oob && inet_pton(AF_INET, rp->oob, &sa.sin_addr) != 1) {
+		fprintf(stderr, "rdma_peer: --oob '%s' is not an IPv4 address\n",
+			rp->oob);
+		return -1;
+	}
 	if (rp->server) {
 		int lfd = socket(AF_INET, SOCK_STREAM, 0);
 
@@ -718,6 +728,7 @@ int main(int argc, char **argv)
 		{ "pause", required_argument, NULL, 'P' },
 		{ "gid", required_argument, NULL, 'g' },
 		{ "spare-qps", required_argument, NULL, 's' },
+		{ "oob", required_argument, NULL, 'o' },
 		{ 0 },
 	};
 	struct rp rp = { .rounds = 10, .timeout_ms = 20000, .rc_timeout = 12,
@@ -744,6 +755,9 @@ int main(int argc, char **argv)
 			break;
 		case 'g':
 			rp.gid_index = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 'o':
+			rp.oob = optarg;
 			break;
 		case 's':
 			rp.nspare = (unsigned int)strtoul(optarg, NULL, 0);

@@ -203,6 +203,52 @@ START_TEST(test_pci_and_default_port)
 }
 END_TEST
 
+/* port = iface:NAME (a host NIC) and its keys; load refuses addresses. */
+START_TEST(test_iface_port)
+{
+	char path[] = "/tmp/sroce-test-config-XXXXXX";
+	int fd, lock_fd;
+
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg,
+		"port = iface:eth7\niface_mode = af_packet\niface_nft = yes\n",
+		"t", err, sizeof(err)), 0);
+	ck_assert_str_eq(cfg.iface, "eth7");
+	ck_assert_str_eq(cfg.port, "iface:eth7");
+	ck_assert(!cfg.default_link);
+	ck_assert_int_eq(cfg.iface_mode, SR_PMD_IFACE_PACKET);
+	ck_assert(cfg.iface_nft);
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, "iface_mode = af_xdp", "t",
+					     err, sizeof(err)), 0);
+	ck_assert_int_eq(cfg.iface_mode, SR_PMD_IFACE_XDP);
+	/* another port kind forgets the interface */
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, "port = net_ring0", "t",
+					     err, sizeof(err)), 0);
+	ck_assert_str_eq(cfg.iface, "");
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, "port = iface:", "t", err,
+					     sizeof(err)), -EINVAL);
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg,
+		"port = iface:a-name-of-16-char", "t", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, "port = iface:a,b", "t",
+					     err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, "iface_mode = xdp", "t",
+					     err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "auto, af_xdp or af_packet"));
+
+	/* no ipv4 needed; one given is refused */
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_gt(write(fd, "port = iface:eth7\n", 18), 0);
+	ck_assert_int_eq(sr_pmd_config_load_path(&cfg, path, &lock_fd, err,
+						 sizeof(err)), 0);
+	ck_assert_int_gt(write(fd, "ipv4 = 10.0.0.1\n", 16), 0);
+	close(fd);
+	ck_assert_int_eq(sr_pmd_config_load_path(&cfg, path, &lock_fd, err,
+						 sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "from the interface"));
+	unlink(path);
+}
+END_TEST
+
 START_TEST(test_default_link_nodes)
 {
 	struct sr_pmd_config c1;
@@ -372,6 +418,7 @@ static Suite *config_suite(void)
 	tcase_add_loop_test(tc, test_bad_line, 0,
 			    sizeof(bad_lines) / sizeof(bad_lines[0]));
 	tcase_add_test(tc, test_pci_and_default_port);
+	tcase_add_test(tc, test_iface_port);
 	tcase_add_test(tc, test_ecn);
 	tcase_add_test(tc, test_dcqcn);
 	tcase_add_test(tc, test_default_link_nodes);

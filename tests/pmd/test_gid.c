@@ -56,6 +56,55 @@ START_TEST(test_no_ipv4)
 }
 END_TEST
 
+/* A host NIC's table (sr_gid_table_host): the kernel's order rearranged. */
+START_TEST(test_host_layout)
+{
+	static const uint8_t ll[16] = { 0xfe, 0x80, [8] = 0x12, [15] = 0x34 };
+	static const uint8_t v4a[16] = { [10] = 0xff, 0xff, 10, 1, 0, 1 };
+	static const uint8_t v4b[16] = { [10] = 0xff, 0xff, 10, 2, 0, 1 };
+	const uint8_t in[5][16] = {
+		{ [10] = 0xff, 0xff, 10, 1, 0, 1 },
+		{ [10] = 0xff, 0xff, 10, 2, 0, 1 },
+		{ 0xfd, 0x00, 0x53, 0x52, [15] = 1 },
+		{ 0xfe, 0x80, [8] = 0x12, [15] = 0x34 },
+		{ 0x20, 0x01, 0x0d, 0xb8, [15] = 7 },
+	};
+	uint8_t many[12][16];
+	struct sr_gid_table t;
+	struct sr_gid_entry e;
+
+	ck_assert_uint_eq(sr_gid_table_host(&t, mac, in, 5), 0);
+	ck_assert_uint_eq(t.n, 5);
+	ck_assert_int_eq(sr_gid_query(&t, 0, &e), 0);
+	ck_assert_mem_eq(e.gid, ll, 16);        /* the kernel's link-local */
+	ck_assert_int_eq(sr_gid_query(&t, 1, &e), 0);
+	ck_assert_mem_eq(e.gid, v4a, 16);       /* the first IPv4 */
+	ck_assert_int_eq(sr_gid_query(&t, 2, &e), 0);
+	ck_assert_mem_eq(e.gid, in[2], 16);     /* then IPv6 in order */
+	ck_assert_int_eq(sr_gid_query(&t, 3, &e), 0);
+	ck_assert_mem_eq(e.gid, in[4], 16);
+	ck_assert_int_eq(sr_gid_query(&t, 4, &e), 0);
+	ck_assert_mem_eq(e.gid, v4b, 16);       /* then other IPv4 */
+	ck_assert_uint_eq(e.type, SR_GID_TYPE_ROCE_V2);
+
+	/* no address at all: the EUI-64 link-local, index 1 a hole */
+	ck_assert_uint_eq(sr_gid_table_host(&t, mac, NULL, 0), 0);
+	ck_assert_uint_eq(t.n, 2);
+	ck_assert_int_eq(sr_gid_query(&t, 0, &e), 0);
+	ck_assert_uint_eq(e.gid[0], 0xfe);
+	ck_assert_int_eq(sr_gid_query(&t, 1, &e), -EINVAL);
+
+	/* more than fit: counted, the table full */
+	for (int i = 0; i < 12; i++) {
+		memcpy(many[i], in[4], 16);
+		many[i][14] = (uint8_t)i;
+	}
+	ck_assert_uint_eq(sr_gid_table_host(&t, mac, many, 12), 6);
+	ck_assert_uint_eq(t.n, SR_GID_TABLE_MAX);
+	ck_assert_int_eq(sr_gid_query(&t, 1, &e), -EINVAL);
+}
+END_TEST
+
 static Suite *gid_suite(void)
 {
 	Suite *s = suite_create("pmd/gid");
@@ -63,6 +112,7 @@ static Suite *gid_suite(void)
 
 	tcase_add_test(tc, test_layout);
 	tcase_add_test(tc, test_no_ipv4);
+	tcase_add_test(tc, test_host_layout);
 	suite_add_tcase(s, tc);
 	return s;
 }
