@@ -177,8 +177,11 @@ void sr_cma_qp_attr_active(struct sr_cma_qp_attr *a,
 
 	memset(a, 0, sizeof(*a));
 	a->dest_qpn = rep->qpn;
-	a->rq_psn = rep->psn;
-	a->sq_psn = req->psn;
+	/* Linux's convention (cm.c; rping between rxe hosts shows it): the
+	 * REQ's starting PSN is what the active side receives first, the
+	 * REP's what it sends first. */
+	a->rq_psn = req->psn;
+	a->sq_psn = rep->psn;
 	a->path_mtu = req->path_mtu;
 	/* The peer's initiator depth is what we must be able to answer. */
 	a->max_dest_rd_atomic = rep->initiator_depth;
@@ -197,8 +200,8 @@ void sr_cma_qp_attr_passive(struct sr_cma_qp_attr *a,
 {
 	memset(a, 0, sizeof(*a));
 	a->dest_qpn = req->qpn;
-	a->rq_psn = req->psn;
-	a->sq_psn = rep->psn;
+	a->rq_psn = rep->psn;
+	a->sq_psn = req->psn;
 	a->path_mtu = req->path_mtu < our_path_mtu ? req->path_mtu
 						   : (uint8_t)our_path_mtu;
 	a->max_dest_rd_atomic = rep->responder_resources;

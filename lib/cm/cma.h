@@ -17,7 +17,9 @@
  *          private data = the 36-byte cma header + up to 56 bytes;
  *   REP    target ACK delay 15, no failover;
  *   QP     RTR: path MTU the smaller of the REQ's and ours, the peer's
- *          QPN and starting PSN, min RNR timer 0 (ib_cm's), responder
+ *          QPN; PSNs as Linux uses them: the REQ's starting PSN is the
+ *          active side's receive PSN (the passive side sends with it),
+ *          the REP's the passive side's receive PSN; min RNR timer 0 (ib_cm's), responder
  *          resources as negotiated; RTS: ACK timeout the REQ's, retry
  *          counts from the REQ (and the REP's RNR retry on the active
  *          side), initiator depth as negotiated.

@@ -7,6 +7,7 @@
  * QPN, PSN), and the REQ rxe sent reads back as rping's route.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <string.h>
@@ -143,6 +144,58 @@ START_TEST(test_req_as_linux)
 }
 END_TEST
 
+/* In rping.pcap the active side's first RC packet carries the REP's
+ * starting PSN, the passive side's the REQ's: our attributes agree. */
+START_TEST(test_psns_as_linux)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const uint8_t *f;
+	struct sr_cm_addr from;
+	struct sr_cm_msg req, rep;
+	struct sr_cm_req_param p = { 0 };
+	struct sr_cm_rep_param rp = { 0 };
+	struct sr_cma_qp_attr act, pas;
+	uint32_t first_from_active = 0, first_from_passive = 0;
+	bool got_a = false, got_p = false;
+	pcap_t *pc;
+
+	golden(SR_CM_ATTR_REQ, &req, &from);   /* from: the active side */
+	golden(SR_CM_ATTR_REP, &rep, &from);
+	golden(SR_CM_ATTR_REQ, &req, &from);
+	pc = pcap_open_offline(SR_CM_DATA_DIR "/rping.pcap", err);
+	ck_assert_msg(pc != NULL, "%s", err);
+	while (pcap_next_ex(pc, &h, &f) == 1) {
+		struct sr_pkt pkt;
+		uint8_t sgid[16];
+
+		if (sr_parse_eth(f, h->caplen, 0, &pkt) != SR_PARSE_OK ||
+		    sr_bth_dqpn(sr_pkt_bth(&pkt)) == SR_GSI_QPN ||
+		    pkt.opcode == SR_OPCODE(RC, ACKNOWLEDGE) ||
+		    pkt.opcode == SR_OPCODE(RC, READ_RESPONSE_ONLY))
+			continue;
+		sr_pkt_sgid(&pkt, sgid);
+		if (memcmp(sgid, from.gid, 16) == 0 && !got_a) {
+			first_from_active = sr_bth_psn(sr_pkt_bth(&pkt));
+			got_a = true;
+		} else if (memcmp(sgid, from.gid, 16) != 0 && !got_p) {
+			first_from_passive = sr_bth_psn(sr_pkt_bth(&pkt));
+			got_p = true;
+		}
+	}
+	pcap_close(pc);
+	ck_assert(got_a && got_p);
+	ck_assert_uint_eq(first_from_active, rep.psn);
+	ck_assert_uint_eq(first_from_passive, req.psn);
+	p.psn = req.psn;
+	rp.psn = rep.psn;
+	sr_cma_qp_attr_active(&act, &p, &rep);
+	sr_cma_qp_attr_passive(&pas, &req, &rp, 5);
+	ck_assert_uint_eq(act.sq_psn, first_from_active);
+	ck_assert_uint_eq(pas.sq_psn, first_from_passive);
+}
+END_TEST
+
 START_TEST(test_req_refused)
 {
 	struct sr_cm_addr from;
@@ -256,6 +309,7 @@ static Suite *cm_cma_suite(void)
 	tcase_add_test(tc, test_req_reads_as_route);
 	tcase_add_test(tc, test_req_as_linux);
 	tcase_add_test(tc, test_req_refused);
+	tcase_add_test(tc, test_psns_as_linux);
 	tcase_add_test(tc, test_qp_attr_both_sides);
 	tcase_add_test(tc, test_sidr_and_rep_limits);
 	suite_add_tcase(s, tc);
