@@ -103,13 +103,13 @@ def scenarios():
     out = []
 
     def add(group, name, prog, args, kind, roles=('server', 'client'),
-            mode='kernel', faults=(), expect=(), timeout=120):
+            mode='kernel', faults=(), expect=(), timeout=120, cm=None):
         for role in roles:
             out.append(dict(group=group, name='%s/%s' % (name, role),
                             prog=prog, args=list(args), kind=kind,
                             role=role, mode=mode, faults=list(faults),
                             expect=list(expect), timeout=timeout,
-                            what=name))
+                            what=name, cm=cm))
 
     # ibv_*_pingpong, -c: verify the received buffers.
     for prog, size in (('ibv_rc_pingpong', 4096), ('ibv_ud_pingpong', 1024)):
@@ -177,6 +177,32 @@ def scenarios():
         ['-x', '1', '-F', '-A', 'FETCH_AND_ADD', '-n', '400'] +
         reads_args('ib_atomic_bw'), 'bw', faults=['tx drop prob=2%'],
         expect=['retransmit'], timeout=240)
+
+    # RDMA-CM: the programs connect through QP1 and the CM (sroce's
+    # drop-in librdmacm, rxe's kernel rdma_cm); no TCP, no device name.
+    # cm: (server args, client args, what the client prints at the end);
+    # {peer} is the other side's IP, {me} this side's.
+    add('rdmacm', 'cm-rping', 'rping', [], 'cm', expect=['cm'],
+        cm=(['-s', '-a', '{me}', '-V', '-v', '-C', '20'],
+            ['-c', '-a', '{peer}', '-V', '-v', '-C', '20'],
+            r'ping data: rdma-ping-19:'))
+    add('rdmacm', 'cm-ucmatose', 'ucmatose', [], 'cm', expect=['cm'],
+        cm=(['-c', '2', '-C', '10'], ['-s', '{peer}', '-c', '2', '-C', '10'],
+            r'return status 0'))
+    add('rdmacm', 'cm-udaddy', 'udaddy', [], 'cm', expect=['cm'],
+        cm=(['-c', '2', '-C', '10'], ['-s', '{peer}', '-c', '2', '-C', '10'],
+            r'return status 0'))
+    # perftest -R connects twice (its own exchange, then the test QP): the
+    # TCG guest's server listens again only ~0.1-1 s after the first, so
+    # an sroce client's second REQ may find no listener (REJ 8), and
+    # perftest 4.5 then retries on ids it destroyed and crashes.  sroce
+    # serves, rxe's client connects.
+    for prog in ('ib_write_bw', 'ib_read_bw', 'ib_send_bw', 'ib_send_lat'):
+        kind = 'lat' if prog.endswith('lat') else 'bw'
+        add('rdmacm', 'cm-%s-R' % prog[3:], prog, [], kind, expect=['cm'],
+            roles=('server',),
+            cm=(['-R', '-n', '100'] + reads_args(prog),
+                ['-R', '-n', '100'] + reads_args(prog) + ['{peer}'], None))
 
     # ARP: the namespace's kernel does not own sroce's address; nobody has
     # a static neighbour entry.  The guest's ARP cache is flushed first.
@@ -402,10 +428,15 @@ class Scenario:
     def sroce_start(self, host):
         sc = self.sc
         env = dict(os.environ, SROCE_CONFIG=self.path('sroce.conf'),
-                   LD_LIBRARY_PATH=self.tools['shim'])
-        cmd = ['ip', 'netns', 'exec', NS, sc['prog'], '-d', 'sroce0'] + sc['args']
-        if host:
-            cmd.append(host)
+                   LD_LIBRARY_PATH=self.tools['shim'] + ':' +
+                   self.tools['rdmacm'], SROCE_CM_TRACE='1')
+        if sc['cm']:
+            cmd = ['ip', 'netns', 'exec', NS, sc['prog']] + self.cm_args(
+                host is None, me=HOST_IP, peer=host)
+        else:
+            cmd = ['ip', 'netns', 'exec', NS, sc['prog'], '-d', 'sroce0'] + sc['args']
+            if host:
+                cmd.append(host)
         self.sroce_out = open(self.path('sroce.out'), 'w')
         self.sroce_out.write('$ SROCE_CONFIG=%s LD_LIBRARY_PATH=%s %s\n' %
                              (env['SROCE_CONFIG'], env['LD_LIBRARY_PATH'],
@@ -447,13 +478,32 @@ class Scenario:
                 c[m.group(1)] = c.get(m.group(1), 0) + int(m.group(2))
         return c
 
+    def cm_args(self, server, me, peer):
+        srv, cli, _ = self.sc['cm']
+        return [a.format(me=me, peer=peer) for a in (srv if server else cli)]
+
     def sroce_listening(self):
+        if self.sc['cm']:
+            # an rdma_cm server has no socket to see: the device is up and
+            # listening once its port has been open a moment
+            if not hasattr(self, 'cm_t0'):
+                self.cm_t0 = time.monotonic()
+            return time.monotonic() - self.cm_t0 > 2.0
         r = self.lab.ns('ss', '-Hltn', 'sport = :%d' % OOB_PORT)
         return r.stdout.strip() != ''
 
     def guest_cmd(self, host):
         sc = self.sc
         t = sc['timeout']
+        if sc['cm']:
+            cmd = '%s %s' % (sc['prog'], ' '.join(
+                self.cm_args(host is None, me=GUEST_IP, peer=host)))
+            if host:
+                return 'timeout -k 5 %d %s' % (t, cmd)
+            # a server: say when the kernel's rdma_cm has its listener
+            return ('timeout -k 5 %d %s & p=$!; i=0; while [ $i -lt 300 ] && '
+                    '! rdma res show cm_id | grep -q LISTEN; do sleep 0.1; '
+                    'i=$((i+1)); done; echo "@LISTENING"; wait $p' % (t, cmd))
         cmd = '%s -d rxe0 %s' % (sc['prog'], ' '.join(sc['args']))
         if host:
             cmd += ' ' + host
@@ -557,6 +607,8 @@ class Scenario:
             self.check_retransmit(before)
         if 'arp' in sc['expect']:
             self.check_arp()
+        if 'cm' in sc['expect']:
+            self.check_cm()
         if self.problems and g_rc is not None and g_rc != 0:
             # a failed rxe process may leave a QP that retransmits forever
             # (rxe treats retry_cnt 7 as infinite): make sure none is left
@@ -564,6 +616,11 @@ class Scenario:
 
     def parse_figures(self, client_out, s_out, g_out):
         sc = self.sc
+        if sc['kind'] == 'cm':
+            if not re.search(sc['cm'][2], client_out):
+                self.problems.append('client output lacks /%s/' % sc['cm'][2])
+            return 'CM events at sroce: ' + ' '.join(sorted(set(
+                re.findall(r'^sroce-cm: (\w+)', s_out, re.M))))
         if sc['kind'] == 'pingpong':
             figs = []
             for who, out in (('sroce', s_out), ('rxe', g_out)):
@@ -797,6 +854,26 @@ class Scenario:
             self.problems.append('ARP: guest entry for sroce: %s' % out.strip())
         self.notes.append('ARP: ' + ', '.join(done))
 
+    def check_cm(self):
+        """The handshake went over QP1, both ways, and tshark decodes every
+        MAD as a CM message (check_pcap already refused malformed ones)."""
+        rows = getattr(self, 'tshark_rows', [])
+        mads = [x for x in rows if x[1] == '4791' and x[2] == '100']
+        names = set()
+        for x in mads:
+            for n in ('ConnectRequest', 'ConnectReply', 'ReadyToUse',
+                      'DisconnectRequest', 'DisconnectReply',
+                      'ServiceIDResReq', 'ServiceIDResReqResp', 'ConnectReject'):
+                if n in x[5]:
+                    names.add(n)
+        want = {'ServiceIDResReq', 'ServiceIDResReqResp'} \
+            if self.sc['prog'] == 'udaddy' else {'ConnectRequest', 'ConnectReply'}
+        if not want <= names:
+            self.problems.append('CM on the bridge: %s, want %s' %
+                                 (sorted(names), sorted(want)))
+        else:
+            self.notes.append('CM: ' + ' '.join(sorted(names)))
+
     def line(self):
         sc = self.sc
         ok = not self.problems
@@ -831,6 +908,7 @@ GROUP_TITLES = {
     'gid6': 'RoCEv2 over the IPv6 link-local GID (GID 0)',
     'recovery': 'recovery: sroce drops / corrupts 2 % of its frames',
     'arp': 'ARP, no static neighbour (pure mode)',
+    'rdmacm': 'RDMA-CM: Debian\'s rdmacm-utils and perftest -R, the drop-in librdmacm',
 }
 
 
@@ -858,7 +936,8 @@ def table(files):
             done.add(sc['group'])
             out.append('| **%s** | | |' % GROUP_TITLES[sc['group']])
         done.add(sc['what'])
-        cmd = '`%s %s`' % (sc['prog'], ' '.join(sc['args']))
+        cmd = '`%s %s`' % (sc['prog'], ' '.join(
+            sc['cm'][1] if sc['cm'] else sc['args']))
         if sc['faults']:
             cmd += ', sroce `fault = %s`' % '; '.join(sc['faults'])
         out.append('| %s | %s | %s |' % (cmd, *[
@@ -910,6 +989,7 @@ def main():
         return 2
     build = os.path.abspath(a.build)
     tools = dict(shim=os.path.join(build, 'verbs-shim'),
+                 rdmacm=os.path.join(build, 'verbs-shim', 'rdmacm'),
                  pcap=os.path.join(build, 'tools', 'sroce-pcap', 'sroce-pcap'),
                  stat=os.path.join(build, 'tools', 'sroce-stat', 'sroce-stat'))
     for k in ('pcap', 'stat'):
