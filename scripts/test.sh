@@ -21,6 +21,7 @@ asan=${SROCE_BUILD_ASAN:-build-asan}
 		-Db_lundef=false -Dpmd=disabled
 ninja -C "$asan"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+LSAN_OPTIONS=suppressions=$root/tests/lsan.supp \
 	meson test -C "$asan" --suite unit --print-errorlogs
 
 SROCE_BUILD=$build sh scripts/interop.sh

@@ -74,6 +74,7 @@ static struct sr_rcm_id *sr_rcm_child(struct sr_rcm_id *l,
 	c->tos = l->tos;
 	c->ack_timeout = l->ack_timeout;
 	sr_cm_id_set_ctx(cid, c);
+	sr_rcm_ids_add(c);
 	return c;
 }
 
@@ -184,6 +185,7 @@ static bool sr_rcm_request(struct sr_rcm_evt *e)
 		sr_cm_id_set_ctx(c->cm, NULL);
 		sr_cm_id_destroy(c->cm, sr_cm_host_now(c->host));
 		sr_cm_host_unlock(c->host);
+		sr_rcm_ids_del(c);
 		if (c->chan->internal)
 			sr_rcm_chan_free(c->chan);
 		free(c);

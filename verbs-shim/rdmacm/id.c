@@ -207,6 +207,61 @@ uint16_t sr_rcm_ephemeral_port(void)
 	return (uint16_t)(32768u + atomic_fetch_add(&next, 1) % 28232u);
 }
 
+static pthread_mutex_t sr_rcm_ids_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sr_rcm_id *sr_rcm_ids;
+
+void sr_rcm_ids_add(struct sr_rcm_id *r)
+{
+	pthread_mutex_lock(&sr_rcm_ids_lock);
+	r->prev = NULL;
+	r->next = sr_rcm_ids;
+	if (sr_rcm_ids != NULL)
+		sr_rcm_ids->prev = r;
+	sr_rcm_ids = r;
+	pthread_mutex_unlock(&sr_rcm_ids_lock);
+}
+
+void sr_rcm_ids_del(struct sr_rcm_id *r)
+{
+	pthread_mutex_lock(&sr_rcm_ids_lock);
+	if (r->prev != NULL)
+		r->prev->next = r->next;
+	else if (sr_rcm_ids == r)
+		sr_rcm_ids = r->next;
+	if (r->next != NULL)
+		r->next->prev = r->prev;
+	r->prev = r->next = NULL;
+	pthread_mutex_unlock(&sr_rcm_ids_lock);
+}
+
+/*
+ * Process exit: the kernel's rdma_cm destroys what a process left (its
+ * file closes) and the peers hear a DREP, DREQ or REJ.  Programs rely on
+ * it (qperf's server never destroys its connection's id, and its client
+ * waits for the DREP), so do the same: release the CM side of every id
+ * still alive, then put the MADs on the wire (sr_rcm_cm_release).
+ */
+__attribute__((destructor)) static void sr_rcm_fini(void)
+{
+	for (;;) {
+		struct sr_rcm_id *r;
+
+		pthread_mutex_lock(&sr_rcm_ids_lock);
+		r = sr_rcm_ids;
+		if (r != NULL) {
+			sr_rcm_ids = r->next;
+			if (sr_rcm_ids != NULL)
+				sr_rcm_ids->prev = NULL;
+			r->next = NULL;
+		}
+		pthread_mutex_unlock(&sr_rcm_ids_lock);
+		if (r == NULL)
+			break;
+		/* not the QP: a consumer may have destroyed it with verbs */
+		sr_rcm_cm_release(r);
+	}
+}
+
 int rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
 		   void *context, enum rdma_port_space ps)
 {
@@ -245,6 +300,7 @@ int rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
 	r->id.qp_type = ps == RDMA_PS_UDP ? IBV_QPT_UD : IBV_QPT_RC;
 	r->id.route.path_rec = &r->path;
 	r->afonly = -1;
+	sr_rcm_ids_add(r);
 	*id = &r->id;
 	return 0;
 }
@@ -262,6 +318,7 @@ int rdma_destroy_id(struct rdma_cm_id *id)
 		rdma_ack_cm_event(r->sync_event);
 		r->sync_event = NULL;
 	}
+	sr_rcm_ids_del(r);
 	sr_rcm_cm_release(r);
 	sr_rcm_chan_purge(r->chan, r);
 	sr_rcm_wait_acked(r);

@@ -76,6 +76,7 @@ struct sr_rcm_id {
 	/* CQs and channels rdma_create_qp made for the consumer. */
 	bool own_cqs;
 	struct sr_rcm_id *parent;      /* a request's listener */
+	struct sr_rcm_id *prev, *next; /* every live id (id.c) */
 	struct ibv_sa_path_rec path;
 	struct sr_cma_route route;
 	bool bound, listening, sync, connected, own_pd;
@@ -122,6 +123,10 @@ int sr_rcm_bind_dev(struct sr_rcm_id *r, int dev);
 uint16_t sr_rcm_ephemeral_port(void);
 /* Fill the id's path record and route from r->route. */
 void sr_rcm_route_publish(struct sr_rcm_id *r);
+
+/* Every live id, so that process exit tells the peers (id.c). */
+void sr_rcm_ids_add(struct sr_rcm_id *r);
+void sr_rcm_ids_del(struct sr_rcm_id *r);
 
 /* ---- channels and events (channel.c) ---- */
 struct sr_rcm_chan *sr_rcm_chan_new(bool internal);
