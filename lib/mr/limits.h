@@ -113,7 +113,7 @@ enum sr_limit_class {
 	X(uint32_t, max_srq_depth,             "MaxSrqDepth",                \
 	  16384, 1, UINT32_C(1) << 24, SR_LIMIT_PARAM)                       \
 	X(uint32_t, max_cq_depth,              "MaxCqDepth",                 \
-	  65536, 1, UINT32_C(1) << 24, SR_LIMIT_PARAM)                       \
+	  4194303, 1, UINT32_C(1) << 24, SR_LIMIT_PARAM)                     \
 	X(uint32_t, large_request_threshold,   "LargeRequestThreshold",      \
 	  65536, 0, UINT32_MAX, SR_LIMIT_INFO)                               \
 	X(uint32_t, max_caller_data,           "MaxCallerData",              \

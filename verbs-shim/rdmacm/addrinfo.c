@@ -28,7 +28,11 @@ int rdma_getaddrinfo(const char *node, const char *service,
 	struct rdma_addrinfo *r;
 	int rc;
 
-	if (res == NULL || (node == NULL && service == NULL)) {
+	/* Addresses come from node/service, or from the hints alone
+	 * (libfabric's verbs provider passes its sockaddrs that way). */
+	if (res == NULL || (node == NULL && service == NULL &&
+			    (hints == NULL || (hints->ai_src_addr == NULL &&
+					       hints->ai_dst_addr == NULL)))) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -69,12 +73,21 @@ int rdma_getaddrinfo(const char *node, const char *service,
 	} else if (ai != NULL) {
 		r->ai_dst_addr = sr_rcm_dup_addr(ai->ai_addr, ai->ai_addrlen);
 		r->ai_dst_len = ai->ai_addrlen;
-		if (hints != NULL && hints->ai_src_addr != NULL) {
-			r->ai_src_addr = sr_rcm_dup_addr(hints->ai_src_addr,
-							 hints->ai_src_len);
-			r->ai_src_len = hints->ai_src_len;
-		}
+	} else if (hints->ai_dst_addr != NULL && hints->ai_dst_len > 0) {
+		r->ai_dst_addr = sr_rcm_dup_addr(hints->ai_dst_addr,
+						 hints->ai_dst_len);
+		r->ai_dst_len = hints->ai_dst_len;
 	}
+	if (r->ai_src_addr == NULL && hints != NULL &&
+	    hints->ai_src_addr != NULL && hints->ai_src_len > 0) {
+		r->ai_src_addr = sr_rcm_dup_addr(hints->ai_src_addr,
+						 hints->ai_src_len);
+		r->ai_src_len = hints->ai_src_len;
+	}
+	if (r->ai_src_addr != NULL)
+		r->ai_family = r->ai_src_addr->sa_family;
+	else if (r->ai_dst_addr != NULL)
+		r->ai_family = r->ai_dst_addr->sa_family;
 	freeaddrinfo(ai);
 	if ((r->ai_src_len && r->ai_src_addr == NULL) ||
 	    (r->ai_dst_len && r->ai_dst_addr == NULL)) {

@@ -564,6 +564,12 @@ int rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *channel)
 		return -1;
 	}
 	r = sr_rcm_id(id);
+	/* A synchronous id's last event is ours to ack (rdma-core does). */
+	if (r->sync_event != NULL) {
+		rdma_ack_cm_event(r->sync_event);
+		r->sync_event = NULL;
+		id->event = NULL;
+	}
 	old = r->chan;
 	c = channel != NULL ? sr_rcm_chan(channel) : sr_rcm_chan_new(true);
 	if (c == NULL) {
