@@ -4,7 +4,7 @@
 set -eu
 pkgs="gcc pkg-config meson ninja-build python3 libdpdk-dev dpdk libisal-dev
       libibverbs-dev ibverbs-utils perftest libpcap-dev libcairo2-dev check tshark iproute2
-      librdmacm-dev rdmacm-utils qperf libfabric-bin
+      librdmacm-dev rdmacm-utils qperf libfabric-bin ucx-utils
       procps iputils-ping clang libbpf-dev libxdp-dev
       nftables"
 missing=""
