@@ -43,7 +43,25 @@ struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg)
 	if (cfg->cc)
 		dev->cc = *cfg->cc;
 	dev->line_bps = cfg->line_bps ? cfg->line_bps : 100000000000ull;
+	dev->trace = cfg->trace;
 	return dev;
+}
+
+int sr_dev_trace_qp(struct sr_dev *dev, uint32_t qpn, bool on)
+{
+	struct sr_qp *qp;
+	int rc = 0;
+
+	if (dev->trace == NULL)
+		return -ENOTSUP;
+	sr_lock_acquire(&dev->lock);
+	qp = sr_dev_qp_lookup(dev, qpn);
+	if (qp != NULL)
+		qp->trace = on;
+	else
+		rc = -ENOENT;
+	sr_lock_release(&dev->lock);
+	return rc;
 }
 
 void sr_dev_destroy(struct sr_dev *dev)

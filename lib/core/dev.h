@@ -80,6 +80,7 @@ struct sr_async_event {
 typedef void (*sr_async_fn)(void *ctx, const struct sr_async_event *ev);
 
 struct sr_dcqcn_params;   /* cc/dcqcn.h */
+struct sr_trace_ring;     /* core/trace.h */
 
 struct sr_dev_config {
 	const struct sr_link_ops *link_ops;
@@ -97,6 +98,8 @@ struct sr_dev_config {
 	uint8_t ecn;                         /* ECN of sent RoCEv2 packets: 0 the
 					      * AV's traffic class as given,
 					      * 2 ECT(0), 1 ECT(1); 3 refused */
+	struct sr_trace_ring *trace;         /* live QP trace (core/trace.h),
+					      * initialized; NULL: none */
 };
 
 /* NULL on bad config (no ops, no MR engine) or no memory. */
@@ -156,6 +159,12 @@ uint64_t sr_dev_next_timer_ns(struct sr_dev *dev);
 /* Change a GID table entry (slow path).  0, -EINVAL (index). */
 int sr_dev_set_gid(struct sr_dev *dev, unsigned int index,
 		   const uint8_t gid[16]);
+
+/*
+ * Trace one QP's events into the config's trace ring (core/trace.h), or
+ * stop.  Slow path.  0, -ENOENT (no such QPN), -ENOTSUP (no ring).
+ */
+int sr_dev_trace_qp(struct sr_dev *dev, uint32_t qpn, bool on);
 
 /* Copy the device counters (sums over its QPs plus device-only ones). */
 void sr_dev_counters(const struct sr_dev *dev, uint64_t out[SR_CNT_MAX]);

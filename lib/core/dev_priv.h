@@ -35,6 +35,7 @@ struct sr_dev {
 	bool cc_on;                    /* sr_dev_config.cc given */
 	struct sr_dcqcn_params cc;     /* its copy */
 	uint64_t line_bps;
+	struct sr_trace_ring *trace;   /* sr_dev_config.trace */
 
 	sr_counter_t cnt[SR_CNT_MAX];
 	sr_counter_t parse_drop[SR_PARSE_MAX];

@@ -387,6 +387,8 @@ int sr_qp_modify(struct sr_qp *qp, const struct sr_qp_attr *attr,
 			sr_qp_set_err(qp);
 		if (next == SR_QPS_RESET)
 			atomic_store(&qp->state, SR_QPS_RESET);
+		sr_qp_trace(qp, SR_TRACE_STATE, (uint8_t)next, (uint16_t)cur,
+			    SR_TRACE_WHY_MODIFY, 0, 0, 0);
 		goto out_unlock;
 	}
 	t = &sr_qp_trans[cur][next];
@@ -457,6 +459,9 @@ int sr_qp_modify(struct sr_qp *qp, const struct sr_qp_attr *attr,
 	if (next == SR_QPS_SQD && cur == SR_QPS_RTS)
 		qp->sqd_event = qp->attr.en_sqd_async_notify;
 	atomic_store_explicit(&qp->state, next, memory_order_release);
+	if (next != cur)
+		sr_qp_trace(qp, SR_TRACE_STATE, (uint8_t)next, (uint16_t)cur,
+			    SR_TRACE_WHY_MODIFY, 0, 0, 0);
 
 out_unlock:
 	sr_lock_release(&dev->lock);
@@ -634,14 +639,36 @@ out:
 	return ret;
 }
 
+/* Engine, or slow path under dev->lock. */
+void sr_qp_trace_emit(struct sr_qp *qp, enum sr_trace_kind kind, uint8_t p,
+		      uint16_t f, uint32_t a, uint32_t b, uint32_t c,
+		      uint32_t d)
+{
+	struct sr_trace_rec e = {
+		.t_ns = sr_dev_now(qp->dev), .qpn = qp->qpn,
+		.kind = (uint8_t)kind, .p = p, .f = f,
+		.a = a, .b = b, .c = c, .d = d,
+	};
+
+	if (qp->dev->trace != NULL)
+		sr_trace_put(qp->dev->trace, &e);
+}
+
 /* Engine. */
 void sr_qp_enter_err(struct sr_qp *qp, int event)
 {
-	if (sr_qp_state_get(qp) == SR_QPS_ERR)
+	enum sr_qp_state cur = sr_qp_state_get(qp);
+
+	if (cur == SR_QPS_ERR)
 		return;
 	if (qp->type == SR_QPT_RC)
 		sr_resp_flush_owed_ack(qp);
 	sr_qp_set_err(qp);
+	sr_qp_trace(qp, SR_TRACE_STATE, SR_QPS_ERR, (uint16_t)cur,
+		    event == SR_EVENT_QP_REQ_ERR ? SR_TRACE_WHY_ERR_REQ
+		    : event == SR_EVENT_QP_ACCESS_ERR ? SR_TRACE_WHY_ERR_ACCESS
+		    : event >= 0 ? SR_TRACE_WHY_ERR_FATAL : SR_TRACE_WHY_ERR_WQE,
+		    0, 0, 0);
 	sr_dev_event(qp->dev, event >= 0 ? (enum sr_event_type)event
 					 : SR_EVENT_QP_FATAL, qp);
 }
@@ -669,12 +696,12 @@ void sr_qp_flush(struct sr_qp *qp)
 		if (w->state == SR_WQE_DONE && w->status == SR_WC_SUCCESS) {
 			if (qp->sq_sig_all ||
 			    (w->wr.send_flags & SR_SEND_SIGNALED))
-				sr_cq_push(qp->scq, &wc, false);
+				sr_qp_cq_push(qp, qp->scq, &wc, false);
 		} else {
 			wc.status = w->state == SR_WQE_DONE
 				    ? (enum sr_wc_status)w->status
 				    : SR_WC_WR_FLUSH_ERR;
-			sr_cq_push(qp->scq, &wc, true);
+			sr_qp_cq_push(qp, qp->scq, &wc, true);
 			if (wc.status == SR_WC_WR_FLUSH_ERR)
 				sr_qp_count(qp, SR_CNT_FLUSHED, 1);
 		}
@@ -698,13 +725,13 @@ void sr_qp_flush(struct sr_qp *qp)
 	if (qp->resp.have_wqe) {
 		wc.wr_id = rw->wr_id;
 		qp->resp.have_wqe = false;
-		sr_cq_push(qp->rcq, &wc, true);
+		sr_qp_cq_push(qp, qp->rcq, &wc, true);
 		sr_qp_count(qp, SR_CNT_FLUSHED, 1);
 	}
 	if (qp->srq == NULL) {
 		while (sr_qp_take_recv(qp, rw)) {
 			wc.wr_id = rw->wr_id;
-			sr_cq_push(qp->rcq, &wc, true);
+			sr_qp_cq_push(qp, qp->rcq, &wc, true);
 			sr_qp_count(qp, SR_CNT_FLUSHED, 1);
 		}
 	} else if (qp->flush_pending) {

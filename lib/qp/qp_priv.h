@@ -18,6 +18,7 @@
 #include "cc/dcqcn.h"
 #include "cc/pacer.h"
 #include "core/dev_priv.h"
+#include "core/trace.h"
 #include "qp/cq.h"
 #include "qp/qp.h"
 #include "qp/ring.h"
@@ -162,6 +163,8 @@ struct sr_qp {
 	uint16_t sport;
 	bool flush_pending;           /* entered ERR: engine flushes */
 	bool sqd_event;               /* SQD: raise SQ_DRAINED when drained */
+	bool trace;                   /* events go to dev->trace (slow path
+					 sets it under dev->lock) */
 
 	struct sr_qp_cap cap;
 	struct sr_ring sq;            /* struct sr_send_wqe slots */
@@ -207,8 +210,35 @@ static inline uint8_t *sr_wqe_inline(const struct sr_qp *qp,
 	return (uint8_t *)&w->sge[qp->cap.max_send_sge];
 }
 
+/* Write one trace event (sr_qp_trace: only when the QP is traced). */
+void sr_qp_trace_emit(struct sr_qp *qp, enum sr_trace_kind kind, uint8_t p,
+		      uint16_t f, uint32_t a, uint32_t b, uint32_t c,
+		      uint32_t d);
+
+/*
+ * A trace event of this QP (core/trace.h: what p, f, a..d mean per kind).
+ * Off: one predictable branch.  Called with dev->lock held.
+ */
+static inline void sr_qp_trace(struct sr_qp *qp, enum sr_trace_kind kind,
+			       uint8_t p, uint16_t f, uint32_t a, uint32_t b,
+			       uint32_t c, uint32_t d)
+{
+	if (__builtin_expect(qp->trace, 0))
+		sr_qp_trace_emit(qp, kind, p, f, a, b, c, d);
+}
+
 /* Engine: push a completion; solicited for the SE-bit/error rule. */
 void sr_cq_push(struct sr_cq *cq, const struct sr_wc *wc, bool solicited);
+
+/* Engine: a completion of qp (traced) into cq. */
+static inline void sr_qp_cq_push(struct sr_qp *qp, struct sr_cq *cq,
+				 const struct sr_wc *wc, bool solicited)
+{
+	sr_qp_trace(qp, SR_TRACE_COMP, (uint8_t)wc->status,
+		    (uint16_t)wc->opcode, wc->byte_len, (uint32_t)wc->wr_id, 0,
+		    0);
+	sr_cq_push(cq, wc, solicited);
+}
 
 /* Engine: take the next receive WQE of the QP (its RQ or SRQ). */
 bool sr_qp_take_recv(struct sr_qp *qp, struct sr_recv_wqe *out);

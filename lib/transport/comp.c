@@ -129,7 +129,7 @@ static unsigned int sr_comp_reap(struct sr_qp *qp)
 		 */
 		sr_ring_release(&qp->sq, qp->comp.idx);
 		if (signal)
-			sr_cq_push(qp->scq, &wc, wc.status != SR_WC_SUCCESS);
+			sr_qp_cq_push(qp, qp->scq, &wc, wc.status != SR_WC_SUCCESS);
 		n++;
 	}
 	if (n)
@@ -196,9 +196,11 @@ static struct sr_send_wqe *sr_comp_ack_upto(struct sr_qp *qp, uint32_t psn,
 	return NULL;
 }
 
-static void sr_comp_retry(struct sr_qp *qp, bool count_retry)
+/* why: enum sr_trace_why, the cause the trace shows. */
+static void sr_comp_retry(struct sr_qp *qp, bool count_retry, uint16_t why)
 {
 	struct sr_send_wqe *w = sr_comp_head(qp);
+	uint32_t next = qp->req.psn;
 
 	if (w == NULL)
 		return;
@@ -210,6 +212,8 @@ static void sr_comp_retry(struct sr_qp *qp, bool count_retry)
 	if (count_retry) {
 		if (qp->comp.retry_left == 0) {
 			sr_qp_count(qp, SR_CNT_RETRY_EXC, 1);
+			sr_qp_trace(qp, SR_TRACE_RETRY_EXC, 0, why,
+				    qp->comp.psn, 0, 0, 0);
 			sr_comp_error(qp, w, SR_WC_RETRY_EXC_ERR);
 			return;
 		}
@@ -217,6 +221,8 @@ static void sr_comp_retry(struct sr_qp *qp, bool count_retry)
 	}
 	sr_qp_count(qp, SR_CNT_RETRY, 1);
 	sr_req_rewind(qp);
+	sr_qp_trace(qp, SR_TRACE_GO_BACK, 0, why, qp->req.psn, next,
+		    qp->comp.retry_left, 0);
 	qp->comp.deadline = 0;
 	sr_comp_arm_timer(qp, sr_dev_now(qp->dev));
 }
@@ -229,7 +235,7 @@ static void sr_comp_progress(struct sr_qp *qp)
 }
 
 static void sr_comp_ack(struct sr_qp *qp, const struct sr_pkt *pkt,
-			uint32_t psn, uint8_t syn)
+			uint32_t psn, uint8_t syn, uint32_t msn)
 {
 	struct sr_send_wqe *w;
 
@@ -238,12 +244,15 @@ static void sr_comp_ack(struct sr_qp *qp, const struct sr_pkt *pkt,
 		sr_qp_count(qp, SR_CNT_GHOST_RESP, 1);  /* stale NAK */
 		return;
 	}
+	if ((syn & SR_AETH_TYPE_MASK) == SR_AETH_NAK)
+		sr_qp_trace(qp, SR_TRACE_NAK_RECV, pkt->opcode, syn, psn, msn,
+			    0, 0);
 	switch (syn & SR_AETH_TYPE_MASK) {
 	case SR_AETH_ACK:
 		w = sr_comp_ack_upto(qp, psn, true);
 		if (w != NULL) {
 			/* ACK past a READ/atomic without its response */
-			sr_comp_retry(qp, true);
+			sr_comp_retry(qp, true, SR_TRACE_WHY_BY_IMPLICIT);
 			return;
 		}
 		w = sr_comp_head(qp);
@@ -255,7 +264,7 @@ static void sr_comp_ack(struct sr_qp *qp, const struct sr_pkt *pkt,
 	case SR_AETH_RNR_NAK:
 		sr_qp_count(qp, SR_CNT_RNR_NAK_RCVD, 1);
 		if (sr_comp_ack_upto(qp, psn, false) != NULL) {
-			sr_comp_retry(qp, true);
+			sr_comp_retry(qp, true, SR_TRACE_WHY_BY_IMPLICIT);
 			return;
 		}
 		w = sr_comp_head(qp);
@@ -265,6 +274,8 @@ static void sr_comp_ack(struct sr_qp *qp, const struct sr_pkt *pkt,
 			qp->comp.psn = psn;
 		if (qp->comp.rnr_left == 0) {
 			sr_qp_count(qp, SR_CNT_RNR_RETRY_EXC, 1);
+			sr_qp_trace(qp, SR_TRACE_RETRY_EXC, 0, SR_TRACE_WHY_BY_RNR,
+				    qp->comp.psn, 0, 0, 0);
 			sr_comp_error(qp, w, SR_WC_RNR_RETRY_EXC_ERR);
 			return;
 		}
@@ -273,6 +284,9 @@ static void sr_comp_ack(struct sr_qp *qp, const struct sr_pkt *pkt,
 		qp->comp.deadline = 0;
 		qp->comp.rnr_until = sr_dev_now(qp->dev) +
 				     sr_rnr_timer_ns(SR_AETH_VALUE(syn));
+		sr_qp_trace(qp, SR_TRACE_RNR_RECV, 0, syn, psn, msn,
+			    (uint32_t)(sr_rnr_timer_ns(SR_AETH_VALUE(syn)) / 1000u),
+			    qp->comp.rnr_left);
 		return;
 	case SR_AETH_NAK:
 		if (SR_AETH_VALUE(syn) == SR_NAK_PSN_SEQ_ERR) {
@@ -288,12 +302,12 @@ static void sr_comp_ack(struct sr_qp *qp, const struct sr_pkt *pkt,
 			/* the NAK acknowledges what precedes it: progress */
 			if (qp->comp.psn != before)
 				qp->comp.retry_left = qp->attr.retry_cnt;
-			sr_comp_retry(qp, true);
+			sr_comp_retry(qp, true, SR_TRACE_WHY_BY_SEQ_NAK);
 			return;
 		}
 		sr_qp_count(qp, SR_CNT_ERR_NAK_RCVD, 1);
 		if (sr_comp_ack_upto(qp, psn, false) != NULL) {
-			sr_comp_retry(qp, true);
+			sr_comp_retry(qp, true, SR_TRACE_WHY_BY_IMPLICIT);
 			return;
 		}
 		w = sr_comp_head(qp);
@@ -324,7 +338,7 @@ static void sr_comp_read_resp(struct sr_qp *qp, const struct sr_pkt *pkt,
 	if (w == NULL || !w->rd_atomic || sr_psn_diff(psn, w->first_psn) < 0 ||
 	    sr_psn_diff(psn, w->last_psn) > 0) {
 		if (w != NULL && w->rd_atomic && sr_psn_diff(psn, w->last_psn) > 0)
-			sr_comp_retry(qp, true);
+			sr_comp_retry(qp, true, SR_TRACE_WHY_BY_IMPLICIT);
 		else
 			sr_qp_count(qp, SR_CNT_GHOST_RESP, 1);
 		return;
@@ -336,7 +350,7 @@ static void sr_comp_read_resp(struct sr_qp *qp, const struct sr_pkt *pkt,
 	if (psn != qp->comp.psn) {
 		/* a response was lost: ask again for what is missing */
 		sr_qp_count(qp, SR_CNT_READ_RESUME, 1);
-		sr_comp_retry(qp, true);
+		sr_comp_retry(qp, true, SR_TRACE_WHY_BY_IMPLICIT);
 		return;
 	}
 	if (w->wr.opcode != SR_WR_RDMA_READ) {
@@ -404,7 +418,7 @@ static void sr_comp_atomic_ack(struct sr_qp *qp, const struct sr_pkt *pkt,
 	    (w->wr.opcode != SR_WR_ATOMIC_CMP_AND_SWP &&
 	     w->wr.opcode != SR_WR_ATOMIC_FETCH_AND_ADD)) {
 		if (w != NULL && w->rd_atomic && sr_psn_diff(psn, w->last_psn) > 0)
-			sr_comp_retry(qp, true);
+			sr_comp_retry(qp, true, SR_TRACE_WHY_BY_IMPLICIT);
 		else
 			sr_qp_count(qp, SR_CNT_GHOST_RESP, 1);
 		return;
@@ -421,12 +435,37 @@ static void sr_comp_atomic_ack(struct sr_qp *qp, const struct sr_pkt *pkt,
 	sr_comp_progress(qp);
 }
 
+/*
+ * Trace what a response did once it is handled (the window after it):
+ * an ACK or a response with data, or a duplicate (counted a ghost while
+ * it was handled).  NAKs were traced before their go-back-N.
+ */
+static void sr_comp_trace_rx(struct sr_qp *qp, const struct sr_pkt *pkt,
+			     uint32_t psn, uint64_t ghosts)
+{
+	const struct sr_aeth *aeth = sr_pkt_ext(pkt, SR_EXT_AETH);
+	uint8_t syn = aeth != NULL ? sr_aeth_syndrome(aeth) : 0;
+
+	if (atomic_load_explicit(&qp->cnt[SR_CNT_GHOST_RESP],
+				 memory_order_relaxed) != ghosts)
+		sr_qp_trace_emit(qp, SR_TRACE_DUP_RECV, pkt->opcode, 0, psn, 0,
+				 0, 0);
+	else if (aeth != NULL && (syn & SR_AETH_TYPE_MASK) == SR_AETH_ACK)
+		sr_qp_trace_emit(qp, SR_TRACE_ACK_RECV, pkt->opcode, syn, psn,
+				 sr_aeth_msn(aeth), qp->comp.psn, qp->req.psn);
+	else if (aeth == NULL)
+		sr_qp_trace_emit(qp, SR_TRACE_RESP_RECV, pkt->opcode, 0, psn,
+				 pkt->payload_len, qp->comp.psn, qp->req.psn);
+}
+
 void sr_comp_rx(struct sr_qp *qp, const struct sr_pkt *pkt)
 {
 	const struct sr_bth *bth = sr_pkt_bth(pkt);
 	const struct sr_aeth *aeth = sr_pkt_ext(pkt, SR_EXT_AETH);
 	uint32_t psn = sr_bth_psn(bth);
 	enum sr_qp_state st = sr_qp_state_get(qp);
+	uint32_t msn = aeth != NULL ? sr_aeth_msn(aeth) : 0;
+	uint64_t ghosts = 0;
 
 	if (qp->type != SR_QPT_RC) {
 		sr_qp_count(qp, SR_CNT_OPCODE_DROP, 1);
@@ -436,19 +475,23 @@ void sr_comp_rx(struct sr_qp *qp, const struct sr_pkt *pkt)
 		sr_qp_count(qp, SR_CNT_BAD_STATE_DROP, 1);
 		return;
 	}
+	if (__builtin_expect(qp->trace, 0))
+		ghosts = atomic_load_explicit(&qp->cnt[SR_CNT_GHOST_RESP],
+					      memory_order_relaxed);
 	if (!sr_psn_before(psn, qp->req.max_psn)) {
 		sr_qp_count(qp, SR_CNT_GHOST_RESP, 1);  /* never sent */
+		sr_qp_trace(qp, SR_TRACE_DUP_RECV, pkt->opcode, 0, psn, 0, 0, 0);
 		return;
 	}
 	sr_qp_count(qp, SR_CNT_ACK_RCVD, 1);
 	switch (pkt->op->kind) {
 	case SR_KIND_ACK:
-		sr_comp_ack(qp, pkt, psn, sr_aeth_syndrome(aeth));
+		sr_comp_ack(qp, pkt, psn, sr_aeth_syndrome(aeth), msn);
 		break;
 	case SR_KIND_READ_RESP:
 		if (aeth != NULL &&
 		    (sr_aeth_syndrome(aeth) & SR_AETH_TYPE_MASK) != SR_AETH_ACK) {
-			sr_comp_ack(qp, pkt, psn, sr_aeth_syndrome(aeth));
+			sr_comp_ack(qp, pkt, psn, sr_aeth_syndrome(aeth), msn);
 			break;
 		}
 		sr_comp_read_resp(qp, pkt, psn);
@@ -460,6 +503,8 @@ void sr_comp_rx(struct sr_qp *qp, const struct sr_pkt *pkt)
 		sr_qp_count(qp, SR_CNT_OPCODE_DROP, 1);
 		break;
 	}
+	if (__builtin_expect(qp->trace, 0))
+		sr_comp_trace_rx(qp, pkt, psn, ghosts);
 }
 
 unsigned int sr_comp_run(struct sr_qp *qp, uint64_t now)
@@ -472,6 +517,8 @@ unsigned int sr_comp_run(struct sr_qp *qp, uint64_t now)
 		qp->comp.rnr_until = 0;
 		sr_qp_count(qp, SR_CNT_RNR_RETRY, 1);
 		sr_req_rewind(qp);
+		sr_qp_trace(qp, SR_TRACE_RNR_TIMER, 0, 0, qp->req.psn, 0,
+			    qp->comp.rnr_left, 0);
 		sr_comp_arm_timer(qp, now);
 		n++;
 	}
@@ -480,7 +527,9 @@ unsigned int sr_comp_run(struct sr_qp *qp, uint64_t now)
 		if (sr_comp_outstanding(qp) || qp->comp.stalled) {
 			sr_qp_count(qp, SR_CNT_TIMEOUT, 1);
 			qp->comp.rewound = false;
-			sr_comp_retry(qp, true);
+			sr_qp_trace(qp, SR_TRACE_RETX_TIMER, 0, 0, qp->comp.psn,
+				    qp->req.psn, qp->comp.retry_left, 0);
+			sr_comp_retry(qp, true, SR_TRACE_WHY_BY_TIMEOUT);
 			n++;
 		}
 	}

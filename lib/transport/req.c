@@ -279,6 +279,11 @@ static int sr_req_packet(struct sr_qp *qp, struct sr_send_wqe *w)
 	qp->comp.stalled = false;
 	qp->req.noack = b.ackreq ? 0 : qp->req.noack + 1;
 	qp->req.psn = sr_psn_add(qp->req.psn, npsn);
+	sr_qp_trace(qp, sr_psn_before(b.psn, qp->req.max_psn) ?
+			SR_TRACE_REQ_RESEND : SR_TRACE_REQ_SEND,
+		    (uint8_t)ent, (uint16_t)qp->req.rd_atomic, b.psn,
+		    wr->opcode == SR_WR_RDMA_READ ? b.reth_len : len,
+		    qp->comp.psn, qp->req.psn);
 	if (sr_psn_before(qp->req.max_psn, qp->req.psn))
 		qp->req.max_psn = qp->req.psn;
 	qp->req.off = off + len;

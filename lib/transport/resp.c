@@ -44,20 +44,24 @@
  */
 #define SR_READ_EMIT_NOW 8
 
-/* X(name, syndrome, advance, error event) — what a handler's result does. */
+/*
+ * X(name, syndrome, advance, error event, what the trace says it did) —
+ * what a handler's result does.
+ */
 #define SR_RESP_RESULTS(X)                                                  \
-	X(OK, 0, true, -1)                                                  \
-	X(RESPONDED, 0, true, -1)     /* handler sent its own response */   \
-	X(RNR, SR_AETH_RNR_NAK, false, -1)                                  \
+	X(OK, 0, true, -1, EXECUTED)                                        \
+	X(RESPONDED, 0, true, -1, EXECUTED) /* sent its own response */    \
+	X(RNR, SR_AETH_RNR_NAK, false, -1, RNR)                             \
 	X(INV_REQ, SR_AETH_NAK | SR_NAK_INVALID_REQ, false,                 \
-	  SR_EVENT_QP_REQ_ERR)                                              \
+	  SR_EVENT_QP_REQ_ERR, INV_REQ)                                     \
 	X(REM_ACCESS, SR_AETH_NAK | SR_NAK_REMOTE_ACCESS, false,            \
-	  SR_EVENT_QP_ACCESS_ERR)                                           \
-	X(REM_OP, SR_AETH_NAK | SR_NAK_REMOTE_OP, false, SR_EVENT_QP_FATAL) \
-	X(DROP, 0, false, -1)
+	  SR_EVENT_QP_ACCESS_ERR, REM_ACCESS)                               \
+	X(REM_OP, SR_AETH_NAK | SR_NAK_REMOTE_OP, false, SR_EVENT_QP_FATAL, \
+	  REM_OP)                                                           \
+	X(DROP, 0, false, -1, DROP)
 
 enum sr_resp_result {
-#define SR_X(n, syn, adv, ev) SR_RESP_##n,
+#define SR_X(n, syn, adv, ev, why) SR_RESP_##n,
 	SR_RESP_RESULTS(SR_X)
 #undef SR_X
 	SR_RESP_MAX
@@ -66,10 +70,11 @@ enum sr_resp_result {
 static const struct {
 	uint8_t syndrome;
 	bool advance;
+	uint8_t why;                  /* enum sr_trace_why */
 	int event;
 } sr_resp_outcome[SR_RESP_MAX] = {
-#define SR_X(n, syn, adv, ev) \
-	[SR_RESP_##n] = { .syndrome = (syn), .advance = (adv), .event = (ev) },
+#define SR_X(n, syn, adv, ev, w) [SR_RESP_##n] = { .syndrome = (syn), \
+	.advance = (adv), .event = (ev), .why = SR_TRACE_WHY_##w },
 	SR_RESP_RESULTS(SR_X)
 #undef SR_X
 };
@@ -115,6 +120,16 @@ static void sr_resp_send_aeth(struct sr_qp *qp, uint8_t opcode, uint32_t psn,
 	b.aeth_msn = qp->resp.msn & SR_PSN_MASK;
 	b.atmack_orig = orig;
 	(void)sr_tx_send(qp, &b, NULL, 0);
+	sr_qp_trace(qp, SR_TRACE_RESP_SEND, opcode, syndrome, psn,
+		    b.aeth_msn, 0, 0);
+}
+
+/* A request received, and what the responder does with it (why). */
+static void sr_resp_trace(struct sr_qp *qp, const struct sr_pkt *pkt,
+			  uint32_t psn, enum sr_trace_why why)
+{
+	sr_qp_trace(qp, SR_TRACE_RESP_REQ, pkt->opcode, (uint16_t)why, psn,
+		    pkt->payload_len, qp->resp.psn, 0);
 }
 
 static void sr_resp_flush_ack(struct sr_qp *qp)
@@ -281,7 +296,7 @@ static void sr_resp_complete(struct sr_qp *qp, struct sr_wc *wc, bool se)
 	wc->qp_num = qp->qpn;
 	qp->resp.have_wqe = false;
 	qp->resp.recv_off = 0;
-	sr_cq_push(qp->rcq, wc, se || wc->status != SR_WC_SUCCESS);
+	sr_qp_cq_push(qp, qp->rcq, wc, se || wc->status != SR_WC_SUCCESS);
 }
 
 static void sr_resp_complete_err(struct sr_qp *qp, enum sr_wc_status st)
@@ -674,11 +689,13 @@ static void sr_resp_duplicate(struct sr_qp *qp, const struct sr_pkt *pkt,
 	sr_qp_count(qp, SR_CNT_REQ_DUP, 1);
 	if (qp->resp.busy != NULL) {
 		sr_qp_count(qp, SR_CNT_RESP_BUSY_DROP, 1);
+		sr_resp_trace(qp, pkt, psn, SR_TRACE_WHY_BUSY);
 		return;
 	}
 	switch (pkt->op->kind) {
 	case SR_KIND_SEND:
 	case SR_KIND_WRITE:
+		sr_resp_trace(qp, pkt, psn, SR_TRACE_WHY_DUP_ACK);
 		/* re-ACK everything received so far */
 		sr_resp_queue_ack(qp, sr_psn_add(qp->resp.psn, SR_PSN_MASK),
 				  false);
@@ -687,8 +704,10 @@ static void sr_resp_duplicate(struct sr_qp *qp, const struct sr_pkt *pkt,
 		r = sr_resp_res_find(qp, pkt->opcode, psn);
 		if (r == NULL || !sr_resp_dup_read_ok(qp, r, pkt, psn)) {
 			sr_qp_count(qp, SR_CNT_REQ_DUP_DROP, 1);
+			sr_resp_trace(qp, pkt, psn, SR_TRACE_WHY_DUP_DROP);
 			return;
 		}
+		sr_resp_trace(qp, pkt, psn, SR_TRACE_WHY_DUP_READ);
 		/* answer again from the duplicate's PSN and VA */
 		r->msn = qp->resp.msn;
 		r->start = r->off =
@@ -705,8 +724,10 @@ static void sr_resp_duplicate(struct sr_qp *qp, const struct sr_pkt *pkt,
 		r = sr_resp_res_find(qp, pkt->opcode, psn);
 		if (r == NULL) {
 			sr_qp_count(qp, SR_CNT_REQ_DUP_DROP, 1);
+			sr_resp_trace(qp, pkt, psn, SR_TRACE_WHY_DUP_DROP);
 			return;
 		}
+		sr_resp_trace(qp, pkt, psn, SR_TRACE_WHY_DUP_ANSWER);
 		if (pkt->op->kind == SR_KIND_ATOMIC) {
 			sr_resp_flush_ack(qp);
 			sr_resp_send_aeth(qp, SR_OPCODE(RC, ATOMIC_ACKNOWLEDGE),
@@ -717,6 +738,7 @@ static void sr_resp_duplicate(struct sr_qp *qp, const struct sr_pkt *pkt,
 		return;
 	default:
 		sr_qp_count(qp, SR_CNT_REQ_DUP_DROP, 1);
+		sr_resp_trace(qp, pkt, psn, SR_TRACE_WHY_DUP_DROP);
 		return;
 	}
 }
@@ -838,13 +860,14 @@ void sr_resp_rx(struct sr_qp *qp, const struct sr_pkt *pkt)
 	d = sr_psn_diff(psn, qp->resp.psn);
 	if (d > 0) {
 		sr_qp_count(qp, SR_CNT_SEQ_ERR, 1);
-		if (qp->resp.nak_sent)
-			return;
-		if (qp->resp.busy != NULL) {
+		if (qp->resp.nak_sent || qp->resp.busy != NULL) {
+			sr_resp_trace(qp, pkt, psn, SR_TRACE_WHY_SEQ_DROP);
 			/* a NAK now would overtake the READ's responses */
-			qp->resp.nak_after_busy = true;
+			if (!qp->resp.nak_sent)
+				qp->resp.nak_after_busy = true;
 			return;
 		}
+		sr_resp_trace(qp, pkt, psn, SR_TRACE_WHY_SEQ_NAK);
 		qp->resp.nak_sent = true;
 		sr_resp_nak(qp, qp->resp.psn, SR_AETH_NAK | SR_NAK_PSN_SEQ_ERR);
 		sr_qp_count(qp, SR_CNT_SEQ_NAK_SENT, 1);
@@ -860,6 +883,7 @@ void sr_resp_rx(struct sr_qp *qp, const struct sr_pkt *pkt)
 		if (qp->resp.busy != NULL) {
 			/* asked for again when they are done */
 			sr_qp_count(qp, SR_CNT_RESP_BUSY_DROP, 1);
+			sr_resp_trace(qp, pkt, psn, SR_TRACE_WHY_BUSY);
 			qp->resp.nak_after_busy = true;
 			return;
 		}
@@ -871,6 +895,8 @@ void sr_resp_rx(struct sr_qp *qp, const struct sr_pkt *pkt)
 		res = SR_RESP_INV_REQ;
 	else
 		res = fn(qp, pkt, psn);
+	if (__builtin_expect(qp->trace, 0))
+		sr_resp_trace(qp, pkt, psn, sr_resp_outcome[res].why);
 
 	if (sr_resp_outcome[res].advance) {
 		if (res == SR_RESP_OK) {
