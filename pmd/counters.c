@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/counters.h"
@@ -57,6 +58,7 @@ static void sr_stats_header(struct sr_stats_shm *s, int pid, uint16_t port)
 	s->n_parse_counters = SR_PARSE_MAX;
 	s->pid = pid;
 	s->port_id = port;
+	sr_trace_ring_init(&s->trace.ring);
 	/* Magic last: a reader never sees a half-made header as valid. */
 	__atomic_store_n(&s->magic, SR_STATS_MAGIC, __ATOMIC_RELEASE);
 }
@@ -227,4 +229,49 @@ bool sr_stats_fault_poll(struct sr_stats_shm *s, struct sr_fault_set *set)
 		set->n = SR_FAULT_RULES_MAX;
 	__atomic_store_n(&c->applied_gen, gen, __ATOMIC_RELEASE);
 	return true;
+}
+
+int sr_stats_trace_request(struct sr_stats_shm *s, uint32_t qpn, bool on,
+			   unsigned int wait_ms)
+{
+	const struct timespec nap = { .tv_nsec = 1000 * 1000 };
+	struct sr_stats_trace_ctl *c = &s->trace;
+	uint32_t gen = __atomic_load_n(&c->gen, __ATOMIC_RELAXED);
+
+	__atomic_store_n(&c->gen, gen | 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&c->qpn, qpn, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->on, on ? 1u : 0u, __ATOMIC_RELAXED);
+	gen = (gen | 1) + 1;
+	__atomic_store_n(&c->gen, gen, __ATOMIC_RELEASE);
+	for (unsigned int i = 0; i < wait_ms; i++) {
+		if (__atomic_load_n(&c->applied_gen, __ATOMIC_ACQUIRE) == gen)
+			return __atomic_load_n(&c->result, __ATOMIC_RELAXED);
+		nanosleep(&nap, NULL);
+	}
+	return -ETIMEDOUT;
+}
+
+bool sr_stats_trace_poll(struct sr_stats_shm *s, uint32_t *gen_out,
+			 uint32_t *qpn, bool *on)
+{
+	struct sr_stats_trace_ctl *c = &s->trace;
+	uint32_t gen = __atomic_load_n(&c->gen, __ATOMIC_ACQUIRE);
+
+	if (gen == __atomic_load_n(&c->applied_gen, __ATOMIC_RELAXED) ||
+	    (gen & 1))
+		return false;
+	*qpn = __atomic_load_n(&c->qpn, __ATOMIC_RELAXED);
+	*on = __atomic_load_n(&c->on, __ATOMIC_RELAXED) != 0;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	*gen_out = gen;
+	return __atomic_load_n(&c->gen, __ATOMIC_RELAXED) == gen;
+}
+
+void sr_stats_trace_done(struct sr_stats_shm *s, uint32_t gen, int result)
+{
+	struct sr_stats_trace_ctl *c = &s->trace;
+
+	__atomic_store_n(&c->result, result, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->applied_gen, gen, __ATOMIC_RELEASE);
 }

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/trace.h"
 #include "fault.h"
 
 /*
@@ -98,7 +99,7 @@ enum sr_qp_counter {
 };
 
 #define SR_STATS_MAGIC 0x5354535245434f52ull   /* "ROCERSTS" */
-#define SR_STATS_VERSION 3
+#define SR_STATS_VERSION 4
 #define SR_STATS_QP_SLOTS 256
 
 /*
@@ -128,6 +129,23 @@ struct sr_stats_fault_ctl {
 	struct sr_fault_set set;
 };
 
+/*
+ * Trace control (sroce-stat --trace): the tool asks for one QP's trace on
+ * or off under a sequence count (odd while writing), as for the fault
+ * rules; the device applies it between polls, writes the result and echoes
+ * the count in applied_gen.  The events go to the ring (core/trace.h), one
+ * reader at a time.
+ */
+struct sr_stats_trace_ctl {
+	uint32_t gen;
+	uint32_t applied_gen;
+	uint32_t qpn;
+	uint32_t on;                  /* 1: trace the QP, 0: stop */
+	int32_t result;               /* 0, -ENOENT (no such QP), -ENOTSUP */
+	uint32_t reserved[11];
+	struct sr_trace_ring ring;
+};
+
 /* The file: fixed layout; readers check magic, version and size. */
 struct sr_stats_shm {
 	uint64_t magic;
@@ -151,6 +169,7 @@ struct sr_stats_shm {
 	uint64_t xport[SR_STATS_XPORT_MAX];   /* device transport counters */
 	uint64_t parse[SR_STATS_PARSE_MAX];   /* frames refused, by reason */
 	struct sr_stats_qp qp[SR_STATS_QP_SLOTS];
+	struct sr_stats_trace_ctl trace;      /* appended in version 4 */
 };
 
 /* Names, or "?" past the end. */
@@ -228,5 +247,21 @@ void sr_stats_fault_publish(struct sr_stats_shm *s,
  * *set, acknowledge it and return true.
  */
 bool sr_stats_fault_poll(struct sr_stats_shm *s, struct sr_fault_set *set);
+
+/*
+ * Tool side: ask for qpn's trace on or off and wait up to wait_ms for the
+ * device.  Returns the device's answer (0, -ENOENT, -ENOTSUP) or
+ * -ETIMEDOUT (the device is not progressing).
+ */
+int sr_stats_trace_request(struct sr_stats_shm *s, uint32_t qpn, bool on,
+			   unsigned int wait_ms);
+
+/*
+ * Device side: when a new complete request was published, return true with
+ * its *gen, *qpn and *on; the device answers with sr_stats_trace_done().
+ */
+bool sr_stats_trace_poll(struct sr_stats_shm *s, uint32_t *gen, uint32_t *qpn,
+			 bool *on);
+void sr_stats_trace_done(struct sr_stats_shm *s, uint32_t gen, int result);
 
 #endif /* SR_PMD_COUNTERS_H */

@@ -89,6 +89,7 @@ static int sr_node_wire(struct sr_node *node,
 		.ecn = sr_pmd_config_of(node->pmd)->ecn,
 		.cc = sr_pmd_config_of(node->pmd)->cc ?
 			&sr_pmd_config_of(node->pmd)->dcqcn : NULL,
+		.trace = sr_xstats_trace_ring(node->pmd),
 	};
 	int rc;
 

@@ -122,6 +122,18 @@ void sr_xstats_publish(struct sr_xstats *xs)
 	pthread_mutex_unlock(&xs->lock);
 }
 
+/* sroce-stat --trace asked for a QP's trace on or off: apply it. */
+static void sr_xstats_trace_poll(struct sr_xstats *xs)
+{
+	struct sr_stats_shm *s = sr_pmd_stats(xs->pmd);
+	uint32_t gen, qpn;
+	bool on;
+
+	if (s != NULL && xs->dev != NULL &&
+	    sr_stats_trace_poll(s, &gen, &qpn, &on))
+		sr_stats_trace_done(s, gen, sr_dev_trace_qp(xs->dev, qpn, on));
+}
+
 void sr_xstats_poll(struct sr_xstats *xs, uint64_t now)
 {
 	if ((int64_t)(now - __atomic_load_n(&xs->next_ns, __ATOMIC_RELAXED)) < 0 ||
@@ -130,7 +142,15 @@ void sr_xstats_poll(struct sr_xstats *xs, uint64_t now)
 	__atomic_store_n(&xs->next_ns, now + SR_XSTATS_PERIOD_NS,
 			 __ATOMIC_RELAXED);
 	sr_xstats_publish_locked(xs);
+	sr_xstats_trace_poll(xs);
 	pthread_mutex_unlock(&xs->lock);
+}
+
+struct sr_trace_ring *sr_xstats_trace_ring(struct sr_pmd_dev *pmd)
+{
+	struct sr_stats_shm *s = sr_pmd_stats(pmd);
+
+	return s != NULL ? &s->trace.ring : NULL;
 }
 
 int sr_xstats_qp_attach(struct sr_xstats *xs, struct sr_qp *qp)

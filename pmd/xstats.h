@@ -40,8 +40,16 @@ void sr_xstats_init(struct sr_xstats *xs, struct sr_pmd_dev *pmd,
 void sr_xstats_fini(struct sr_xstats *xs);
 /* Copy now (any thread). */
 void sr_xstats_publish(struct sr_xstats *xs);
-/* Copy when SR_XSTATS_PERIOD_NS passed since the last copy (engine). */
+/*
+ * Copy when SR_XSTATS_PERIOD_NS passed since the last copy, and apply what
+ * sroce-stat --trace asked for (engine, outside the device lock).
+ */
 void sr_xstats_poll(struct sr_xstats *xs, uint64_t now);
+/*
+ * The live trace's ring in pmd's stats file, for sr_dev_config.trace
+ * (NULL: no stats file).
+ */
+struct sr_trace_ring *sr_xstats_trace_ring(struct sr_pmd_dev *pmd);
 /*
  * Publish a QP's counters in a per-QP slot (sroce-stat -q) until detached,
  * which must come before sr_qp_destroy().  0, -ENOSPC (every slot in use,

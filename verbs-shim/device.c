@@ -198,6 +198,7 @@ int sr_ibv_rt_up(struct sr_ibv_rt *rt)
 		/* ECN and congestion control as the configuration says */
 		dc.ecn = rt->cfg.ecn;
 		dc.cc = rt->cfg.cc ? &rt->cfg.dcqcn : NULL;
+		dc.trace = sr_xstats_trace_ring(rt->pmd);  /* sroce-stat --trace */
 		rt->dev = sr_dev_create(&dc);
 		if (rt->dev == NULL) {
 			rc = -ENOMEM;
