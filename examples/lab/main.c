@@ -7,7 +7,7 @@
  * capture with sroce-pcap --ladder.
  *
  *   sroce-lab [--conf0 FILE] [--conf1 FILE] [--rnr-ms MS] [--rnr-timer CODE]
- *             OP...
+ *             [--trace-wait SECONDS] OP...
  *
  *   write:SIZE[xN]   N RDMA WRITEs of SIZE bytes (at most 1 MiB) into
  *                    node 0's plain MR, posted together (N: 1..16)
@@ -27,6 +27,8 @@
  * --rnr-ms: node 0 posts its receives that long after connecting (RNR);
  * --rnr-timer: node 0's min_rnr_timer, the IBTA code its RNR NAKs carry
  * (12: 0.64 ms, the default; 18: 5.12 ms).
+ * --trace-wait: node 1 waits, up to that long, for sroce-stat --trace to
+ * follow its QP before the first operation (the process is node 1's).
  * The nodes meet on the default memif link in a private folder and swap
  * QP numbers, addresses and keys over a socketpair.  Exit 0 when every
  * operation ended as it should.
@@ -353,8 +355,23 @@ static int op(struct lab *l, const char *arg, bool *stop)
 	return 0;
 }
 
+/* Node 1: wait for a tracer (sroce-stat -p PID --trace QPN) to attach. */
+static void trace_wait(struct lab *l, unsigned int seconds)
+{
+	uint64_t until = sr_node_now_ns(l->node) + seconds * 1000000000ull;
+	unsigned int idle = 0;
+
+	printf("node 1: waiting up to %u s for sroce-stat -p %d --trace %u\n",
+	       seconds, (int)getpid(), l->me.qpn);
+	fflush(stdout);
+	while (!sr_qp_traced(l->qp) && sr_node_now_ns(l->node) < until)
+		sr_node_relax(l->node, &idle);
+	printf("node 1: QP %u is%s traced\n", l->me.qpn,
+	       sr_qp_traced(l->qp) ? "" : " not");
+}
+
 static int node_main(int id, int sock, const char *conf, char **ops, int nops,
-		     unsigned int rnr_ms, uint8_t rnr_timer)
+		     unsigned int rnr_ms, uint8_t rnr_timer, unsigned int trace_s)
 {
 	struct lab l = { .id = id, .sock = sock, .rnr_timer = rnr_timer };
 	char env[2] = { (char)('0' + id), 0 };
@@ -367,6 +384,8 @@ static int node_main(int id, int sock, const char *conf, char **ops, int nops,
 	rc = setup(&l);
 	if (rc == 0 && id == 0)
 		rc = serve(&l, rnr_ms);
+	if (rc == 0 && id == 1 && trace_s)
+		trace_wait(&l, trace_s);
 	for (int i = 0; rc == 0 && id == 1 && i < nops && !stop; i++)
 		rc = op(&l, ops[i], &stop);
 	if (id == 1) {
@@ -394,7 +413,7 @@ int main(int argc, char **argv)
 {
 	char run_dir[] = "/tmp/sroce-lab.XXXXXX", path[sizeof(run_dir) + 16];
 	const char *conf[2] = { NULL, NULL };
-	unsigned int rnr_ms = 0;
+	unsigned int rnr_ms = 0, trace_s = 0;
 	uint8_t rnr_timer = 0;
 	int sv[2], status = 0, rc, i = 1;
 	pid_t child;
@@ -408,12 +427,14 @@ int main(int argc, char **argv)
 			rnr_ms = (unsigned int)atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "--rnr-timer") == 0)
 			rnr_timer = (uint8_t)(atoi(argv[i + 1]) & 0x1f);
+		else if (strcmp(argv[i], "--trace-wait") == 0)
+			trace_s = (unsigned int)atoi(argv[i + 1]);
 		else
 			break;
 	}
 	if (i >= argc || argv[i][0] == '-') {
 		fprintf(stderr, "usage: sroce-lab [--conf0 FILE] [--conf1 FILE] "
-			"[--rnr-ms MS] [--rnr-timer CODE] OP...\n"
+			"[--rnr-ms MS] [--rnr-timer CODE] [--trace-wait S] OP...\n"
 			"(see examples/lab/main.c)\n");
 		return 2;
 	}
@@ -426,10 +447,10 @@ int main(int argc, char **argv)
 	child = fork();
 	if (child == 0) {
 		close(sv[1]);
-		_exit(node_main(0, sv[0], conf[0], NULL, 0, rnr_ms, rnr_timer));
+		_exit(node_main(0, sv[0], conf[0], NULL, 0, rnr_ms, rnr_timer, 0));
 	}
 	close(sv[0]);
-	rc = node_main(1, sv[1], conf[1], argv + i, argc - i, 0, 0);
+	rc = node_main(1, sv[1], conf[1], argv + i, argc - i, 0, 0, trace_s);
 	if (rc)
 		kill(child, SIGTERM);
 	waitpid(child, &status, 0);

@@ -57,7 +57,7 @@ int sr_dev_trace_qp(struct sr_dev *dev, uint32_t qpn, bool on)
 	sr_lock_acquire(&dev->lock);
 	qp = sr_dev_qp_lookup(dev, qpn);
 	if (qp != NULL)
-		qp->trace = on;
+		__atomic_store_n(&qp->trace, on, __ATOMIC_RELAXED);
 	else
 		rc = -ENOENT;
 	sr_lock_release(&dev->lock);

@@ -76,7 +76,7 @@ enum sr_trace_why {
 	X(NAK_RECV, "req", "got %kf psn=%ua msn=%ub")                    \
 	X(RNR_RECV, "req",                                                   \
 	  "got %kf psn=%ua msn=%ub: wait %uc us, rnr retries left %ud")      \
-	X(DUP_RECV, "req", "got %op psn=%ua: duplicate or stale, ignored")   \
+	X(DUP_RECV, "req", "%op psn=%ua was a duplicate or stale: ignored")   \
 	X(RETX_TIMER, "req",                                                 \
 	  "retransmit timer fired: oldest unacked psn=%ua, next psn=%ub, retries left %uc") \
 	X(RNR_TIMER, "req",                                                  \

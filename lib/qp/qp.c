@@ -751,6 +751,11 @@ uint32_t sr_qp_num(const struct sr_qp *qp)
 	return qp->qpn;
 }
 
+bool sr_qp_traced(const struct sr_qp *qp)
+{
+	return __atomic_load_n(&qp->trace, __ATOMIC_RELAXED);
+}
+
 enum sr_qp_state sr_qp_state(const struct sr_qp *qp)
 {
 	return sr_qp_state_get(qp);

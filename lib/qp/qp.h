@@ -178,6 +178,8 @@ int sr_qp_post_recv(struct sr_qp *qp, const struct sr_recv_wr *wr,
 		    const struct sr_recv_wr **bad);
 
 uint32_t sr_qp_num(const struct sr_qp *qp);
+/* Is the QP's live trace on (sr_dev_trace_qp, sroce-stat --trace)? */
+bool sr_qp_traced(const struct sr_qp *qp);
 /* Send WQEs posted and not yet completed (any thread; a snapshot). */
 uint32_t sr_qp_sq_outstanding(const struct sr_qp *qp);
 enum sr_qp_state sr_qp_state(const struct sr_qp *qp);

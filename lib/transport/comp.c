@@ -436,26 +436,24 @@ static void sr_comp_atomic_ack(struct sr_qp *qp, const struct sr_pkt *pkt,
 }
 
 /*
- * Trace what a response did once it is handled (the window after it):
- * an ACK or a response with data, or a duplicate (counted a ghost while
- * it was handled).  NAKs were traced before their go-back-N.
+ * Trace a response as it arrives (the window before it): an ACK or a
+ * response with data (NAKs are traced where they are handled); after it
+ * was handled, whether it was a duplicate (counted a ghost meanwhile).
  */
-static void sr_comp_trace_rx(struct sr_qp *qp, const struct sr_pkt *pkt,
-			     uint32_t psn, uint64_t ghosts)
+static uint64_t sr_comp_trace_rx(struct sr_qp *qp, const struct sr_pkt *pkt,
+				 uint32_t psn)
 {
 	const struct sr_aeth *aeth = sr_pkt_ext(pkt, SR_EXT_AETH);
 	uint8_t syn = aeth != NULL ? sr_aeth_syndrome(aeth) : 0;
 
-	if (atomic_load_explicit(&qp->cnt[SR_CNT_GHOST_RESP],
-				 memory_order_relaxed) != ghosts)
-		sr_qp_trace_emit(qp, SR_TRACE_DUP_RECV, pkt->opcode, 0, psn, 0,
-				 0, 0);
-	else if (aeth != NULL && (syn & SR_AETH_TYPE_MASK) == SR_AETH_ACK)
+	if (aeth != NULL && (syn & SR_AETH_TYPE_MASK) == SR_AETH_ACK)
 		sr_qp_trace_emit(qp, SR_TRACE_ACK_RECV, pkt->opcode, syn, psn,
 				 sr_aeth_msn(aeth), qp->comp.psn, qp->req.psn);
 	else if (aeth == NULL)
 		sr_qp_trace_emit(qp, SR_TRACE_RESP_RECV, pkt->opcode, 0, psn,
 				 pkt->payload_len, qp->comp.psn, qp->req.psn);
+	return atomic_load_explicit(&qp->cnt[SR_CNT_GHOST_RESP],
+				    memory_order_relaxed);
 }
 
 void sr_comp_rx(struct sr_qp *qp, const struct sr_pkt *pkt)
@@ -475,15 +473,14 @@ void sr_comp_rx(struct sr_qp *qp, const struct sr_pkt *pkt)
 		sr_qp_count(qp, SR_CNT_BAD_STATE_DROP, 1);
 		return;
 	}
-	if (__builtin_expect(qp->trace, 0))
-		ghosts = atomic_load_explicit(&qp->cnt[SR_CNT_GHOST_RESP],
-					      memory_order_relaxed);
 	if (!sr_psn_before(psn, qp->req.max_psn)) {
 		sr_qp_count(qp, SR_CNT_GHOST_RESP, 1);  /* never sent */
 		sr_qp_trace(qp, SR_TRACE_DUP_RECV, pkt->opcode, 0, psn, 0, 0, 0);
 		return;
 	}
 	sr_qp_count(qp, SR_CNT_ACK_RCVD, 1);
+	if (__builtin_expect(qp->trace, 0))
+		ghosts = sr_comp_trace_rx(qp, pkt, psn);
 	switch (pkt->op->kind) {
 	case SR_KIND_ACK:
 		sr_comp_ack(qp, pkt, psn, sr_aeth_syndrome(aeth), msn);
@@ -503,8 +500,11 @@ void sr_comp_rx(struct sr_qp *qp, const struct sr_pkt *pkt)
 		sr_qp_count(qp, SR_CNT_OPCODE_DROP, 1);
 		break;
 	}
-	if (__builtin_expect(qp->trace, 0))
-		sr_comp_trace_rx(qp, pkt, psn, ghosts);
+	if (__builtin_expect(qp->trace, 0) &&
+	    atomic_load_explicit(&qp->cnt[SR_CNT_GHOST_RESP],
+				 memory_order_relaxed) != ghosts)
+		sr_qp_trace_emit(qp, SR_TRACE_DUP_RECV, pkt->opcode, 0, psn, 0,
+				 0, 0);
 }
 
 unsigned int sr_comp_run(struct sr_qp *qp, uint64_t now)

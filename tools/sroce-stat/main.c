@@ -8,12 +8,16 @@
  *   sroce-stat [-d DIR] [-p PID | -f FILE] -F RULE [-F RULE ...] [-s SEED]
  *   sroce-stat [-d DIR] [-p PID | -f FILE] -F off
  *   sroce-stat [-d DIR] -l
+ *   sroce-stat [-d DIR] [-p PID | -f FILE] --trace QPN [--count N]
+ *              [--timeout SECONDS]
  *
  * Without -p / -f the one stats file in DIR (default /dev/shm) is used.
  * -a prints zero counters too, -q the per-QP slots, -w repeats.  The
  * link's counters come first, then the transport's (xport_*, parse_*),
  * which a node (pmd/node.h) copies in while it runs.
  * RULE is the config syntax (pmd/CONFIG.md), e.g. "tx drop prob=5%".
+ * --trace (-t) follows one QP live, a line per protocol event, until
+ * Ctrl-C, N events or the timeout (trace.c; docs/counters.md).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -30,6 +34,7 @@
 #include "core/counters.h"
 #include "counters.h"
 #include "fault.h"
+#include "trace.h"
 #include "wire/parse.h"
 
 struct stat_opts {
@@ -39,6 +44,8 @@ struct stat_opts {
 	unsigned int watch;
 	struct sr_fault_set set;
 	bool set_faults;
+	bool trace;
+	struct stat_trace_opts tr;
 };
 
 /* Pick the file: explicit, by pid, or the only one. */
@@ -58,7 +65,8 @@ static int stat_find(const struct stat_opts *o, char *path, size_t len)
 	else
 		snprintf(pattern, sizeof(pattern), "%s/sroce-*-*.stats", o->dir);
 	if (glob(pattern, 0, NULL, &g) != 0) {
-		fprintf(stderr, "sroce-stat: no stats file matches %s\n", pattern);
+		fprintf(stderr, "sroce-stat: no running sroce device (no stats file matches %s)\n",
+			pattern);
 		return -ENOENT;
 	}
 	if (g.gl_pathc > 1) {
@@ -180,11 +188,35 @@ static int stat_faults(struct sr_stats_shm *s, const struct sr_fault_set *set)
 
 static int stat_parse(int argc, char **argv, struct stat_opts *o)
 {
-	char err[160];
+	static const struct option longopts[] = {
+		{ .name = "trace", .has_arg = required_argument, .val = 't' },
+		{ .name = "count", .has_arg = required_argument, .val = 'n' },
+		{ .name = "timeout", .has_arg = required_argument, .val = 'T' },
+		{ 0 },
+	};
+	char err[160], *end;
+	unsigned long v;
 	int c;
 
-	while ((c = getopt(argc, argv, "d:p:f:aqw:F:s:lh")) != -1) {
+	while ((c = getopt_long(argc, argv, "d:p:f:aqw:F:s:lht:n:T:", longopts,
+				NULL)) != -1) {
 		switch (c) {
+		case 't':
+			v = strtoul(optarg, &end, 0);
+			if (*optarg == '\0' || *end != '\0' || v > 0xffffff) {
+				fprintf(stderr, "sroce-stat: --trace %s: not a QP number (24 bits, decimal or 0x hex)\n",
+					optarg);
+				return 2;
+			}
+			o->trace = true;
+			o->tr.qpn = (uint32_t)v;
+			break;
+		case 'n':
+			o->tr.count = strtoul(optarg, NULL, 0);
+			break;
+		case 'T':
+			o->tr.timeout_s = (unsigned int)atoi(optarg);
+			break;
 		case 'd':
 			o->dir = optarg;
 			break;
@@ -226,7 +258,8 @@ static int stat_parse(int argc, char **argv, struct stat_opts *o)
 			o->set.n++;
 			break;
 		default:
-			fprintf(stderr, "usage: sroce-stat [-d DIR] [-p PID | -f FILE] [-a] [-q] [-w SEC] [-F RULE|off ...] [-s SEED] [-l]\n");
+			fprintf(stderr, "usage: sroce-stat [-d DIR] [-p PID | -f FILE] [-a] [-q] [-w SEC] [-F RULE|off ...] [-s SEED] [-l]\n"
+				"       sroce-stat [-d DIR] [-p PID | -f FILE] --trace QPN [--count N] [--timeout SEC]\n");
 			return 2;
 		}
 	}
@@ -249,14 +282,16 @@ int main(int argc, char **argv)
 	}
 	if (stat_find(&o, path, sizeof(path)))
 		return 1;
-	s = sr_stats_open(path, o.set_faults);
+	s = sr_stats_open(path, o.set_faults || o.trace);
 	if (s == NULL) {
 		fprintf(stderr, "sroce-stat: %s: %s\n", path,
 			errno == EPROTO ? "not a sroce stats file of this version" :
 					  strerror(errno));
 		return 1;
 	}
-	if (o.set_faults) {
+	if (o.trace) {
+		rc = stat_trace(s, &o.tr);
+	} else if (o.set_faults) {
 		rc = stat_faults(s, &o.set);
 	} else {
 		do {
