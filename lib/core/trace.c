@@ -166,9 +166,10 @@ int sr_trace_format(const struct sr_trace_rec *e, uint64_t t0_ns, char *buf,
 		     (unsigned long long)(t % 1000000000u / 1000u), e->qpn,
 		     fmt ? sr_trace_kind_side(e->kind) : "?");
 	n = w < 0 ? 0 : (size_t)w;
+	if (n >= len)
+		return (int)(len - 1);
 	if (fmt == NULL) {
-		snprintf(buf + (n < len ? n : len - 1), n < len ? len - n : 1,
-			 "event %u?", e->kind);
+		snprintf(buf + n, len - n, "event %u?", e->kind);
 		return (int)strlen(buf);
 	}
 	while (*fmt && n + 1 < len) {

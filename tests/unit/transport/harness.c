@@ -79,6 +79,7 @@ static void h_node_init(struct h_pair *p, int i)
 	cfg.async_ctx = n;
 	cfg.ecn = o->ecn;
 	cfg.cc = o->cc[i];
+	cfg.trace = o->trace[i];
 	n->dev = sr_dev_create(&cfg);
 	ck_assert_ptr_nonnull(n->dev);
 	sim_attach(p->net, i, n->dev);
