@@ -65,6 +65,7 @@ struct info {                     /* what the socketpair carries */
 struct lab {
 	int id, sock;
 	uint8_t rnr_timer;            /* node 0's min_rnr_timer, 0: default */
+	bool trace;                   /* --trace-wait: node 1 starts later */
 	struct sr_node *node;
 	struct sr_pd *pd;
 	struct sr_cq *scq, *rcq;
@@ -218,6 +219,10 @@ static int serve(struct lab *l, unsigned int rnr_ms)
 	char bye;
 
 	memcpy(l->buf + OFF_WORD, &word, 8);
+	/* --trace-wait: the operations start when node 1 says so */
+	while (l->trace && recv(l->sock, &bye, 1, MSG_DONTWAIT) < 0 &&
+	       errno == EAGAIN)
+		sr_node_relax(l->node, &idle);
 	/* RNR lab: no receive for a while, but the engine keeps running */
 	until = sr_node_now_ns(l->node) + rnr_ms * 1000000ull;
 	while (sr_node_now_ns(l->node) < until)
@@ -368,12 +373,14 @@ static void trace_wait(struct lab *l, unsigned int seconds)
 		sr_node_relax(l->node, &idle);
 	printf("node 1: QP %u is%s traced\n", l->me.qpn,
 	       sr_qp_traced(l->qp) ? "" : " not");
+	(void)!send(l->sock, "T", 1, MSG_NOSIGNAL);  /* node 0: go */
 }
 
 static int node_main(int id, int sock, const char *conf, char **ops, int nops,
 		     unsigned int rnr_ms, uint8_t rnr_timer, unsigned int trace_s)
 {
-	struct lab l = { .id = id, .sock = sock, .rnr_timer = rnr_timer };
+	struct lab l = { .id = id, .sock = sock, .rnr_timer = rnr_timer,
+			 .trace = trace_s != 0 };
 	char env[2] = { (char)('0' + id), 0 };
 	bool stop = false;
 	int rc;
@@ -447,7 +454,8 @@ int main(int argc, char **argv)
 	child = fork();
 	if (child == 0) {
 		close(sv[1]);
-		_exit(node_main(0, sv[0], conf[0], NULL, 0, rnr_ms, rnr_timer, 0));
+		_exit(node_main(0, sv[0], conf[0], NULL, 0, rnr_ms, rnr_timer,
+				trace_s));
 	}
 	close(sv[0]);
 	rc = node_main(1, sv[1], conf[1], argv + i, argc - i, 0, 0, trace_s);
