@@ -44,7 +44,7 @@
 	X(DROP, "dropped")                                                   \
 	X(BY_SEQ_NAK, "sequence NAK")                                        \
 	X(BY_TIMEOUT, "retransmit timer")                                    \
-	X(BY_RNR, "RNR wait over")                                           \
+	X(BY_RNR, "RNR NAK, rnr_retry used up")                              \
 	X(BY_IMPLICIT, "a READ/atomic response missing")                     \
 	X(MODIFY, "modify_qp")                                               \
 	X(ERR_REQ, "responder: invalid request")                             \
