@@ -13,6 +13,7 @@
 
 #include "cm_host.h"
 #include "core/dev.h"
+#include "counters.h"
 #include "pmd.h"
 #include "wire/parse.h"
 
@@ -37,6 +38,9 @@ struct sr_cm_host {
 	unsigned int rxq_head, rxq_count;
 	atomic_uint pending;           /* rxq_count, read without the lock */
 	atomic_uint_fast64_t rxq_drops;
+	/* What the stats file was last told (deltas are added). */
+	uint64_t pub[6];
+	uint64_t pub_next;
 	/* The next CM deadline, read by the poll without the lock. */
 	_Atomic uint64_t deadline;
 	bool registered;
@@ -108,6 +112,40 @@ static void cm_host_note_deadline(struct sr_cm_host *h)
 	atomic_store(&h->deadline, sr_cm_next_deadline(sr_gsi_cm(h->gsi)));
 }
 
+/*
+ * The CM's and the GSI's counters into the device's stats file (sroce-stat):
+ * MADs in and out, resends, timeouts, and one counter for every MAD the CM
+ * drops and one for every frame QP1 refuses (the breakdown is in
+ * struct sr_cm_counters / sr_gsi_counters).  With the lock held.
+ */
+static void cm_host_publish(struct sr_cm_host *h)
+{
+	const struct sr_cm_counters *c = sr_cm_counters(sr_gsi_cm(h->gsi));
+	const struct sr_gsi_counters *g = sr_gsi_counters(h->gsi);
+	struct sr_stats_shm *st = sr_pmd_stats(h->cfg.pmd);
+	uint64_t v[6];
+	static const unsigned int id[6] = {
+		SR_CTR_CM_RX, SR_CTR_CM_TX, SR_CTR_CM_RETRANSMITS,
+		SR_CTR_CM_TIMEOUTS, SR_CTR_CM_DROP, SR_CTR_GSI_DROP,
+	};
+
+	if (st == NULL)
+		return;
+	v[0] = c->rx;
+	v[1] = c->tx;
+	v[2] = c->retransmits;
+	v[3] = c->timeouts;
+	v[4] = c->rx_malformed + c->rx_unknown_id + c->rx_remote_mismatch +
+	       c->rx_stale + c->rx_dup + c->apr_dropped;
+	v[5] = g->rx_opcode + g->rx_qkey + g->rx_pkey + g->rx_short +
+	       atomic_load(&h->rxq_drops);
+	for (unsigned int i = 0; i < 6; i++) {
+		if (v[i] != h->pub[i])
+			sr_stats_add(st, id[i], v[i] - h->pub[i]);
+		h->pub[i] = v[i];
+	}
+}
+
 /* The engine's poll callback: queued frames, then due timers. */
 static int cm_host_poll(void *ctx, unsigned int lane, unsigned int nlanes)
 {
@@ -122,7 +160,7 @@ static int cm_host_poll(void *ctx, unsigned int lane, unsigned int nlanes)
 		return 0;
 	now = sr_pmd_now_ns(h->cfg.pmd);
 	if (atomic_load_explicit(&h->pending, memory_order_relaxed) == 0 &&
-	    now < atomic_load(&h->deadline))
+	    now < atomic_load(&h->deadline) && now < h->pub_next)
 		return 0;
 	/* A consumer in an sr_cm_* call: the next round will do. */
 	if (pthread_mutex_trylock(&h->lock) != 0)
@@ -137,6 +175,8 @@ static int cm_host_poll(void *ctx, unsigned int lane, unsigned int nlanes)
 		work++;
 	}
 	cm_host_note_deadline(h);
+	cm_host_publish(h);
+	h->pub_next = now + 100000000ull;      /* at least every 100 ms */
 	pthread_mutex_unlock(&h->lock);
 	return work;
 }
@@ -189,6 +229,9 @@ void sr_cm_host_destroy(struct sr_cm_host *h)
 {
 	if (h == NULL)
 		return;
+	pthread_mutex_lock(&h->lock);
+	cm_host_publish(h);
+	pthread_mutex_unlock(&h->lock);
 	sr_dev_set_gsi(h->cfg.dev, NULL, NULL);
 	if (h->registered)
 		(void)sr_pmd_engine_unregister(h->cfg.pmd, cm_host_poll, h);

@@ -71,7 +71,13 @@
 	X(FAULT_DELAY, "fault_delay")                       \
 	X(FAULT_CORRUPT, "fault_corrupt")                   \
 	X(FAULT_CE, "fault_ce")                             \
-	X(CAPTURE_ERR, "capture_err")
+	X(CAPTURE_ERR, "capture_err")                       \
+	X(CM_RX, "cm_rx")                                   \
+	X(CM_TX, "cm_tx")                                   \
+	X(CM_RETRANSMITS, "cm_retransmits")                 \
+	X(CM_TIMEOUTS, "cm_timeouts")                       \
+	X(CM_DROP, "cm_drop")                               \
+	X(GSI_DROP, "gsi_drop")
 
 /* Per-QP counters (the transport fills a slot per QP). */
 #define SR_QP_COUNTERS(X)                                   \
@@ -99,7 +105,7 @@ enum sr_qp_counter {
 };
 
 #define SR_STATS_MAGIC 0x5354535245434f52ull   /* "ROCERSTS" */
-#define SR_STATS_VERSION 4
+#define SR_STATS_VERSION 5
 #define SR_STATS_QP_SLOTS 256
 
 /*
