@@ -105,6 +105,21 @@ def main():
         ok = rc == 2 and what in log
         print(('ok  ' if ok else 'FAIL') + '  refused: ' + ' '.join(args))
         failed += 0 if ok else 1
+    # Nothing to draw: one clear line, exit 2, no picture written.
+    noroce = os.path.join(tmp, 'noroce.pcap')
+    with open(noroce, 'wb') as f:
+        arp = bytes.fromhex('ffffffffffff020000000001' + '0806') + bytes(28)
+        f.write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+        f.write(struct.pack('<IIII', 1, 0, len(arp), len(arp)) + arp)
+    for cap, args, what in ((noroce, [], 'no RoCEv2 packet in the capture'),
+                            (captures + '/15_send_lat_64B.pcap', ['--qp', '999999'],
+                             'passes the filters')):
+        out = os.path.join(tmp, 'empty.svg')
+        rc, log = run(tool, ['--summary', '--ladder', out] + args + [cap])
+        ok = rc == 2 and what in log and not os.path.exists(out)
+        print(('ok  ' if ok else 'FAIL') + '  nothing to draw: %s %s' %
+              (os.path.basename(cap), ' '.join(args)))
+        failed += 0 if ok else 1
     shutil.rmtree(tmp)
     print('%s' % ('all passed' if not failed else '%d failed' % failed))
     return 1 if failed else 0

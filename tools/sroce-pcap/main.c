@@ -237,6 +237,14 @@ static int sr_ladder_out(struct sr_ladder *l, const char *out,
 		fprintf(stderr, "sroce-pcap: out of memory\n");
 		return -1;
 	}
+	if (l->npkt == 0 || l->narrow == 0) {
+		/* Nothing to draw: say why instead of writing an empty picture. */
+		fprintf(stderr, "sroce-pcap: --ladder: %s\n", l->npkt == 0
+			? "no RoCEv2 packet in the capture; nothing drawn"
+			: "no RoCEv2 packet passes the filters (--qp, --psn, --time); "
+			  "nothing drawn");
+		return -1;
+	}
 	snprintf(title, sizeof(title), "%s: %u RoCEv2 packets of %u%s",
 		 base ? base + 1 : capture, l->narrow, l->npkt,
 		 l->truncated ? " (--max: more follow)" : "");
