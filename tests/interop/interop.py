@@ -18,6 +18,12 @@ RoCE frame).  One line per scenario: PASS/FAIL, what ran, the figures.
 Lab handling: build.sh runs when its artifacts are missing, the lab network
 comes up in the mode a group needs (kernel-assisted 'net-up' or pure
 'net-up --no-host-ip'), guest 1 boots with rdma_rxe when it is not running.
+Group 'hostnic' runs sroce on the new port kind instead (port =
+iface:rxehost0, docs/host-nic.md: AF_XDP, or af_packet with one line why,
+the interface's MAC and addresses, no mac/ipv4 keys) in kernel-assisted
+mode without the lab's nftables table that drops udp/4791 (sroce must take
+its frames from the kernel itself): the table is removed for each such
+scenario and put back after it.
 The guest is left running (the last meson test, interop_lab_down, stops it).
 
 Everything stays inside the lab's namespace (rxelab): the host side runs
@@ -215,6 +221,21 @@ def scenarios():
     add('arp', 'arp-ud_pingpong', 'ibv_ud_pingpong',
         ['-g', '1', '-c', '-n', '50', '-s', '1024'], 'pingpong',
         mode='pure', expect=['arp'])
+
+    # The host's own NIC (port = iface:rxehost0), kernel-assisted, with
+    # no nftables rule to hide RoCEv2 from the namespace's kernel.
+    add('hostnic', 'hostnic-rc_pingpong-4KiB', 'ibv_rc_pingpong',
+        ['-g', '1', '-c', '-n', '50', '-s', '4096'], 'pingpong',
+        mode='hostnic')
+    for prog in ('ib_write_bw', 'ib_read_bw', 'ib_send_bw'):
+        add('hostnic', 'hostnic-%s-4KiB' % prog[3:], prog,
+            ['-x', '1', '-F', '-s', '4096', '-n', '200'] + reads_args(prog),
+            'bw', mode='hostnic')
+    add('hostnic', 'hostnic-rping', 'rping', [], 'cm', expect=['cm'],
+        mode='hostnic',
+        cm=(['-s', '-a', '{me}', '-V', '-v', '-C', '20'],
+            ['-c', '-a', '{peer}', '-V', '-v', '-C', '20'],
+            r'ping data: rdma-ping-19:'))
     return out
 
 
@@ -287,8 +308,31 @@ class Lab:
 
     def setup(self, mode):
         self.ensure_built()
-        self.ensure_net(mode)
+        self.ensure_net('kernel' if mode == 'hostnic' else mode)
         self.ensure_guest()
+
+    # The lab's udp/4791 drop rule ('net-up' installs table inet rxelab):
+    # away while sroce runs on iface:rxehost0, then put back as it was.
+    LAB_NFT_TABLE = ('inet', 'rxelab')
+
+    def nft_lab_rule_off(self):
+        r = self.ns('nft', 'list', 'table', *self.LAB_NFT_TABLE)
+        if r.returncode != 0:
+            return None         # not there: nothing to put back
+        d = self.ns('nft', 'delete', 'table', *self.LAB_NFT_TABLE)
+        if d.returncode != 0:
+            raise LabError('nft delete table failed: ' + d.stdout)
+        return r.stdout
+
+    def nft_lab_rule_on(self, saved):
+        if saved is None:
+            return
+        r = subprocess.run(['ip', 'netns', 'exec', NS, 'nft', '-f', '-'],
+                           input=saved, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, universal_newlines=True,
+                           timeout=30)
+        if r.returncode != 0:
+            raise LabError('nft restore failed: ' + r.stdout)
 
     def revive(self):
         """A guest whose agent no longer answers is restarted."""
@@ -411,6 +455,16 @@ class Scenario:
         return os.path.join(self.dir, f)
 
     def write_config(self):
+        if self.sc['mode'] == 'hostnic':
+            # the interface's MAC, addresses and MTU (no keys for them)
+            lines = ['# written by tests/interop/interop.py',
+                     'port = iface:rxehost0',
+                     'capture = ' + self.path('sroce.pcap'),
+                     'stats_dir = ' + self.dir]
+            lines += ['fault = ' + f for f in self.sc['faults']]
+            with open(self.path('sroce.conf'), 'w') as f:
+                f.write('\n'.join(lines) + '\n')
+            return
         lines = ['# written by tests/interop/interop.py',
                  # the default ring (512 frames) overflows while sroce
                  # waits for a core on a busy machine: a 1 MiB message
@@ -520,12 +574,22 @@ class Scenario:
         os.makedirs(self.dir)
         self.write_config()
         lab.setup(sc['mode'])
+        saved_nft = lab.nft_lab_rule_off() if sc['mode'] == 'hostnic' else None
+        try:
+            return self.run_lab(saved_nft)
+        finally:
+            lab.nft_lab_rule_on(saved_nft)
+
+    def run_lab(self, saved_nft):
+        sc, lab = self.sc, self.lab
+        if saved_nft is not None:
+            self.notes.append('lab nft rule off')
         if 'arp' in sc['expect']:
             lab.exec('ip neigh flush dev eth0')
         before = lab.rxe_counters() if 'retransmit' in sc['expect'] else None
         self.capture = lab.capture_start(self.path('bridge.pcap'))
         t0 = time.monotonic()          # the programs' time, lab set-up apart
-        host_for_guest = HOST_IP if sc['mode'] == 'kernel' else BRIDGE_IP
+        host_for_guest = BRIDGE_IP if sc['mode'] == 'pure' else HOST_IP
         deadline = time.monotonic() + sc['timeout'] + 30
         jid = None
         try:
@@ -582,7 +646,7 @@ class Scenario:
             with open(self.path('rxe.out'), 'w') as f:
                 f.write('$ (guest %d) %s\n' % (GUEST, self.guest_cmd(
                     None if self.sc['role'] == 'client' else
-                    HOST_IP if self.sc['mode'] == 'kernel' else BRIDGE_IP)))
+                    BRIDGE_IP if self.sc['mode'] == 'pure' else HOST_IP)))
                 f.write(self.lab.job_out(jid))
                 f.write('\nexit %s\n' % self.lab.job_rc(jid))
         self.jid = jid
@@ -609,6 +673,10 @@ class Scenario:
             self.check_arp()
         if 'cm' in sc['expect']:
             self.check_cm()
+        if sc['mode'] == 'hostnic':
+            # the path the port took: AF_XDP unless a line says otherwise
+            self.notes.append('path ' + ('af_packet' if 'using af_packet'
+                                         in s_out else 'af_xdp'))
         if self.problems and g_rc is not None and g_rc != 0:
             # a failed rxe process may leave a QP that retransmits forever
             # (rxe treats retry_cnt 7 as infinite): make sure none is left
@@ -909,6 +977,8 @@ GROUP_TITLES = {
     'recovery': 'recovery: sroce drops / corrupts 2 % of its frames',
     'arp': 'ARP, no static neighbour (pure mode)',
     'rdmacm': 'RDMA-CM: Debian\'s rdmacm-utils and perftest -R, the drop-in librdmacm',
+    'hostnic': 'the host\'s own NIC: port = iface:rxehost0 (no mac/ipv4 keys), '
+               'no udp/4791 drop rule',
 }
 
 
