@@ -19,7 +19,7 @@
 #   6. where the time goes: perf profiles of WRITE 64 B and 4 KiB (when
 #      perf works here);
 # then bench/suite/report.py writes bench-results/results.{txt,json,csv}
-# and bandwidth.png.  About 20 minutes on 2 cores.  Prints figures, never
+# and bandwidth.png.  About 11 minutes on 2 cores.  Prints figures, never
 # asserts timing.  SROCE_BENCH_QUICK=1: fewer points (a tooling check);
 # SROCE_BENCH_OUT: where the results go; SROCE_BENCH_COMMIT: the label of
 # the sources when they are not a git checkout; SROCE_BENCH_MAX_LOAD: wait
