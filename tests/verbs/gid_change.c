@@ -130,7 +130,6 @@ static int wait_mtu(struct ibv_context *c, enum ibv_mtu want)
 {
 	uint64_t t0 = now_ms(), end = t0 + SR_WAIT_MS;
 	struct ibv_port_attr pa = { 0 };
-
 	while (now_ms() < end) {
 		if (ibv_query_port(c, 1, &pa) == 0 && pa.active_mtu == want) {
 			printf("mtu: active_mtu %d after %llu ms\n",
@@ -193,9 +192,18 @@ int main(int argc, char **argv)
 	}
 	if (step(argv[2], 2) || wait_change(ctx, gid, 0, "deleted"))
 		goto out_close;
-	if (argc > 3 && (step(argv[2], 3) ||
-			 wait_mtu(ctx[1], mtu_enum(atoi(argv[3])))))
-		goto out_close;
+	if (argc > 3) {
+		enum ibv_mtu want = mtu_enum(atoi(argv[3]));
+		struct ibv_port_attr pa;
+
+		if (ibv_query_port(ctx[1], 1, &pa) || pa.active_mtu == want) {
+			fprintf(stderr, "mtu: active_mtu is %d before the "
+				"change\n", 128 << want);
+			goto out_close;
+		}
+		if (step(argv[2], 3) || wait_mtu(ctx[1], want))
+			goto out_close;
+	}
 	rc = 0;
 out_close:
 	if (cq)
