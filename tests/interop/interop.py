@@ -109,13 +109,14 @@ def scenarios():
     out = []
 
     def add(group, name, prog, args, kind, roles=('server', 'client'),
-            mode='kernel', faults=(), expect=(), timeout=120, cm=None):
+            mode='kernel', faults=(), expect=(), timeout=120, cm=None,
+            conf=()):
         for role in roles:
             out.append(dict(group=group, name='%s/%s' % (name, role),
                             prog=prog, args=list(args), kind=kind,
                             role=role, mode=mode, faults=list(faults),
                             expect=list(expect), timeout=timeout,
-                            what=name, cm=cm))
+                            what=name, cm=cm, conf=list(conf)))
 
     # ibv_*_pingpong, -c: verify the received buffers.
     for prog, size in (('ibv_rc_pingpong', 4096), ('ibv_ud_pingpong', 1024)):
@@ -231,6 +232,15 @@ def scenarios():
         add('hostnic', 'hostnic-%s-4KiB' % prog[3:], prog,
             ['-x', '1', '-F', '-s', '4096', '-n', '200'] + reads_args(prog),
             'bw', mode='hostnic')
+    # ... and on its af_packet path, the kernel kept quiet by sroce's own
+    # nftables table (iface_nft) instead of the lab's
+    for prog, args in (('ibv_rc_pingpong', ['-g', '1', '-c', '-n', '50',
+                                            '-s', '4096']),
+                       ('ib_write_bw', ['-x', '1', '-F', '-s', '4096',
+                                        '-n', '200'])):
+        add('hostnic', 'hostnic-afp-%s-4KiB' % prog.split('_', 1)[1], prog,
+            args, 'pingpong' if 'pingpong' in prog else 'bw',
+            mode='hostnic', conf=['iface_mode = af_packet', 'iface_nft = yes'])
     add('hostnic', 'hostnic-rping', 'rping', [], 'cm', expect=['cm'],
         mode='hostnic',
         cm=(['-s', '-a', '{me}', '-V', '-v', '-C', '20'],
@@ -460,7 +470,7 @@ class Scenario:
             lines = ['# written by tests/interop/interop.py',
                      'port = iface:rxehost0',
                      'capture = ' + self.path('sroce.pcap'),
-                     'stats_dir = ' + self.dir]
+                     'stats_dir = ' + self.dir] + self.sc['conf']
             lines += ['fault = ' + f for f in self.sc['faults']]
             with open(self.path('sroce.conf'), 'w') as f:
                 f.write('\n'.join(lines) + '\n')
@@ -674,9 +684,17 @@ class Scenario:
         if 'cm' in sc['expect']:
             self.check_cm()
         if sc['mode'] == 'hostnic':
-            # the path the port took: AF_XDP unless a line says otherwise
-            self.notes.append('path ' + ('af_packet' if 'using af_packet'
-                                         in s_out else 'af_xdp'))
+            # the path the port took, as sroce-stat names the port
+            try:
+                with open(self.path('sroce-stat.txt')) as f:
+                    m = re.search(r' port \d+ net_(af_xdp|af_packet)', f.read())
+            except OSError:
+                m = None
+            self.notes.append('path ' + (m.group(1) if m else 'unknown'))
+            want = 'af_packet' if 'iface_mode = af_packet' in sc['conf'] \
+                else 'af_xdp'
+            if m and m.group(1) != want:
+                self.problems.append('port on %s, want %s' % (m.group(1), want))
         if self.problems and g_rc is not None and g_rc != 0:
             # a failed rxe process may leave a QP that retransmits forever
             # (rxe treats retry_cnt 7 as infinite): make sure none is left
