@@ -8,8 +8,7 @@
 # the out-of-band TCP.  Per path and run (RUNS, default 3, alternating the
 # paths so both sample the same stretch of a shared machine):
 #   raw frames   bench/link/link_bench rx in A, tx in B: frames/s, Gbit/s
-#                at the receiver, 2 s per size (its ping-pong gets no
-#                answer on a host NIC: one ping, not reported)
+#                at the receiver, 2 s per size; 64 B ping-pong median RTT
 #   RDMA WRITE   Debian's perftest on the drop-in libibverbs, server in A,
 #                client in B: ib_write_bw 64 B (msg/s), 4 KiB and 64 KiB
 #                (Gbit/s), ib_write_lat 64 B (typical us)
@@ -64,7 +63,7 @@ raw() {
 	spid=$!
 	sleep 1
 	SROCE_CONFIG=$tmp/b.conf ip netns exec $nsb timeout 120 "$link" tx \
-		--peer 10.89.0.1 --seconds 2 --pings 1 > "$tmp/tx.log" 2>&1
+		--peer 10.89.0.1 --seconds 2 --pings 5000 > "$tmp/tx.log" 2>&1
 	wait $spid
 	spid=""
 	cat "$tmp/rx.log" "$tmp/tx.log" > "$1"
@@ -118,9 +117,13 @@ def perftest(f, col):
     return None
 
 def raw(f, size, col):
-    # link_bench rx's table: frame, frames, Mframes/s, Gbit/s
+    # link_bench: rx's table (frame, frames, Mframes/s, Gbit/s), tx's
+    # ping-pong line
     with open(f, errors='replace') as fh:
         text = fh.read()
+    if col == 'rtt':
+        m = re.search(r'RTT min [\d.]+ us, median ([\d.]+) us', text)
+        return float(m.group(1)) if m else None
     for line in text.splitlines():
         t = line.split()
         if len(t) == 4 and t[0] == str(size):
@@ -133,6 +136,7 @@ def raw(f, size, col):
 rows = [
     ('raw frames 64 B, frames/s', lambda m, r: raw('%s/raw-%s.%d.txt' % (out, m, r), 64, 'fps'), '%.0f'),
     ('raw frames 1 KiB, Gbit/s', lambda m, r: raw('%s/raw-%s.%d.txt' % (out, m, r), 1024, 'gbps'), '%.2f'),
+    ('raw ping-pong 64 B, median RTT us', lambda m, r: raw('%s/raw-%s.%d.txt' % (out, m, r), 64, 'rtt'), '%.2f'),
     ('WRITE 64 B, msg/s', lambda m, r: perftest('%s/write_bw-64-%s.%d.txt' % (out, m, r), 4) * 1e6, '%.0f'),
     ('WRITE 4 KiB, Gbit/s', lambda m, r: perftest('%s/write_bw-4096-%s.%d.txt' % (out, m, r), 3), '%.2f'),
     ('WRITE 64 KiB, Gbit/s', lambda m, r: perftest('%s/write_bw-65536-%s.%d.txt' % (out, m, r), 3), '%.2f'),
