@@ -38,8 +38,9 @@ struct sr_host {
 	bool nft;                   /* our nftables table is in place */
 	int lock_fd;
 	struct sr_nl req;           /* requests, answered synchronously */
-	struct sr_nl ev;            /* address events, nonblocking */
+	struct sr_nl ev;            /* address and link events, nonblocking */
 	bool resync;                /* read the addresses again */
+	uint32_t mtu_max;           /* IP MTU the port was set up for */
 };
 
 /* ---- the interface ---- */
@@ -403,8 +404,8 @@ int sr_host_open(struct sr_pmd_dev *dev, char *err, size_t errlen)
 		return rc;
 	rc = sr_nl_open(&h->req, 0, false);
 	if (rc == 0)
-		rc = sr_nl_open(&h->ev, RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR,
-				true);
+		rc = sr_nl_open(&h->ev, RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR |
+					RTMGRP_LINK, true);
 	if (rc) {
 		snprintf(err, errlen, "rtnetlink: %s", strerror(-rc));
 		return rc;
@@ -500,8 +501,28 @@ int sr_host_addresses(struct sr_pmd_dev *dev)
 		return rc;
 	dev->addr = a;
 	dev->gids = t;
+	dev->host->mtu_max = dev->mtu;
 	sr_host_xdp_addrs(dev);
 	return 0;
+}
+
+/*
+ * The interface's MTU changed: the device's follows (what ibv_query_port
+ * reports as active_mtu, new QPs' path MTU), up to what the port's
+ * buffers were set up for at start.
+ */
+static void sr_host_mtu(struct sr_pmd_dev *dev, uint32_t ifmtu)
+{
+	uint32_t mtu = ifmtu < dev->host->mtu_max ? ifmtu : dev->host->mtu_max;
+
+	if (mtu == dev->mtu)
+		return;
+	dev->mtu = mtu;
+	dev->path_mtu = sr_pmd_path_mtu(mtu);
+	if (dev->stats) {
+		dev->stats->mtu = (uint16_t)mtu;
+		dev->stats->path_mtu = dev->path_mtu;
+	}
 }
 
 void sr_host_poll(struct sr_pmd_dev *dev, uint64_t now_ns)
@@ -510,10 +531,13 @@ void sr_host_poll(struct sr_pmd_dev *dev, uint64_t now_ns)
 	bool changed[SR_GID_TABLE_MAX] = { false };
 	struct sr_gid_table t;
 	struct sr_pmd_addr a;
+	uint32_t mtu = 0;
 	int rc;
 
 	dev->host_next_ns = now_ns + SR_HOST_POLL_NS;
-	rc = sr_nl_events(&h->ev, h->ifindex);
+	rc = sr_nl_events(&h->ev, h->ifindex, &mtu);
+	if (mtu != 0)
+		sr_host_mtu(dev, mtu);
 	if (rc == 0 && !h->resync)
 		return;
 	/* Read them all again (also after an overrun, -ENOBUFS). */

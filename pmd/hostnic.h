@@ -18,7 +18,8 @@
  *
  * The device's MAC is the interface's; its GIDs are the interface's
  * addresses (gid.h: sr_gid_table_host), read with rtnetlink and followed
- * while it runs; its MTU is the interface's.  Peers resolve through the
+ * while it runs; its MTU is the interface's (followed too, up to what the
+ * port was set up for).  Peers resolve through the
  * kernel's routes and neighbour table: sroce answers no ARP or ND here.
  */
 #ifndef SR_PMD_HOSTNIC_H

@@ -187,6 +187,29 @@ static int sr_nl_attrs(const struct nlmsghdr *h, size_t len, size_t hdrlen,
 	return 0;
 }
 
+int sr_nl_parse_link(const struct nlmsghdr *h, size_t len, int *ifindex,
+		     uint32_t *mtu)
+{
+	const struct ifinfomsg *ifi = NLMSG_DATA(h);
+	const struct rtattr *a;
+	int rlen;
+
+	if (h->nlmsg_type != RTM_NEWLINK)
+		return 0;
+	if (sr_nl_attrs(h, len, sizeof(*ifi), &a, &rlen))
+		return -EINVAL;
+	*ifindex = ifi->ifi_index;
+	*mtu = 0;
+	for (; RTA_OK(a, rlen); a = RTA_NEXT(a, rlen)) {
+		if (a->rta_type != IFLA_MTU)
+			continue;
+		if (RTA_PAYLOAD(a) != sizeof(*mtu))
+			return -EINVAL;
+		memcpy(mtu, RTA_DATA(a), sizeof(*mtu));
+	}
+	return 1;
+}
+
 int sr_nl_parse_addr(const struct nlmsghdr *h, size_t len,
 		     struct sr_nl_addr *out)
 {
@@ -462,7 +485,7 @@ int sr_nl_neigh_probe(struct sr_nl *nl, int ifindex, const uint8_t ip[16])
 	return sr_nl_talk(nl, &r, sr_nl_ignore, NULL);
 }
 
-int sr_nl_events(struct sr_nl *nl, int ifindex)
+int sr_nl_events(struct sr_nl *nl, int ifindex, uint32_t *mtu)
 {
 	static __thread uint8_t buf[SR_NL_BUF] __attribute__((aligned(8)));
 	int count = 0;
@@ -482,10 +505,15 @@ int sr_nl_events(struct sr_nl *nl, int ifindex)
 		for (struct nlmsghdr *h = (struct nlmsghdr *)buf;
 		     NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
 			struct sr_nl_addr a;
+			uint32_t m;
+			int idx;
 
 			if (sr_nl_parse_addr(h, h->nlmsg_len, &a) == 1 &&
 			    a.ifindex == ifindex)
 				count++;
+			else if (sr_nl_parse_link(h, h->nlmsg_len, &idx, &m) == 1 &&
+				 idx == ifindex && m != 0)
+				*mtu = m;
 		}
 	}
 }

@@ -4,7 +4,8 @@
  * it (port = iface:NAME): the interface's addresses (RTM_GETADDR), the next
  * hop towards a peer (RTM_GETROUTE), the peer's or gateway's MAC
  * (RTM_GETNEIGH), a nudge to resolve one (RTM_NEWNEIGH with NTF_USE), and
- * address changes while it runs (RTNLGRP_IPV4_IFADDR / IPV6_IFADDR).
+ * address and MTU changes while it runs (RTNLGRP_IPV4_IFADDR /
+ * IPV6_IFADDR, RTNLGRP_LINK).
  *
  * Pure C, no DPDK.  Addresses are 16 bytes, IPv4 as ::ffff:a.b.c.d (as
  * GIDs are).  Requests are answered synchronously by the kernel (the reply
@@ -70,6 +71,13 @@ void sr_nl_close(struct sr_nl *nl);
 int sr_nl_parse_addr(const struct nlmsghdr *h, size_t len,
 		     struct sr_nl_addr *out);
 
+/*
+ * Parse one RTM_NEWLINK message: its interface and MTU (0 when it carries
+ * no IFLA_MTU).  1, 0 (other kind), -EINVAL.
+ */
+int sr_nl_parse_link(const struct nlmsghdr *h, size_t len, int *ifindex,
+		     uint32_t *mtu);
+
 /* Parse one RTM_NEWROUTE reply.  1, 0 (other kind), -EINVAL. */
 int sr_nl_parse_route(const struct nlmsghdr *h, size_t len,
 		      struct sr_nl_route *out);
@@ -108,8 +116,9 @@ int sr_nl_neigh_probe(struct sr_nl *nl, int ifindex, const uint8_t ip[16]);
  * Read what the event socket has (never waits).  Returns the number of
  * address messages about ifindex (0 when none or nothing to read), or
  * -ENOBUFS when the kernel dropped messages (the caller reads the
- * addresses again), or another -errno.
+ * addresses again), or another -errno.  *mtu: the MTU of the last
+ * RTM_NEWLINK about ifindex read (left as it was when none came).
  */
-int sr_nl_events(struct sr_nl *nl, int ifindex);
+int sr_nl_events(struct sr_nl *nl, int ifindex, uint32_t *mtu);
 
 #endif /* SR_PMD_NETLINK_H */

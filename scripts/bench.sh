@@ -9,6 +9,9 @@
 #   2. sroce's own figures (bench/rdma): WRITE/READ/SEND bandwidth and
 #      message rate, latency, atomics, FRMR work requests, on memif, then
 #      WRITE on the af_packet veth;
+#   2b. the host's own NIC (iface:): AF_XDP vs af_packet, raw frames and
+#      perftest WRITE on a veth pair between two namespaces
+#      (bench/suite/hostnic_bench.sh);
 #   3. progress modes: inline, dedicated with 1 and with 2 engine lcores
 #      per device (WRITE, 1 and 4 QPs);
 #   4. Debian's unmodified perftest on the drop-in libibverbs;
@@ -16,12 +19,12 @@
 #   6. where the time goes: perf profiles of WRITE 64 B and 4 KiB (when
 #      perf works here);
 # then bench/suite/report.py writes bench-results/results.{txt,json,csv}
-# and bandwidth.png.  About 7 minutes on 2 cores.  Prints figures, never
+# and bandwidth.png.  About 11 minutes on 2 cores.  Prints figures, never
 # asserts timing.  SROCE_BENCH_QUICK=1: fewer points (a tooling check);
 # SROCE_BENCH_OUT: where the results go; SROCE_BENCH_COMMIT: the label of
 # the sources when they are not a git checkout; SROCE_BENCH_MAX_LOAD: wait
 # for the 1-minute load average to fall to this first (a shared machine).
-# Traffic stays on memif sockets and on the veth pair made here.
+# Traffic stays on memif sockets and on the veth pairs made here.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -129,6 +132,13 @@ if ip netns add "$ns" 2>/dev/null; then
 	ip netns del "$ns"
 fi
 ns=""
+
+# ---- 2b. the host's own NIC (port = iface:NAME): AF_XDP vs af_packet on a
+# veth pair between two namespaces, raw frames and perftest WRITE, $rep runs
+# (min / median / max in raw/hostnic/table.md, docs/host-nic.md) ----
+step "host NIC: AF_XDP vs af_packet on veth (load $(load))"
+sh bench/suite/hostnic_bench.sh "$build" "$raw" "$rep" > "$raw/hostnic.txt" 2>&1 ||
+	echo "sroce: host NIC benchmark failed (see $raw/hostnic.txt)"
 
 link_memif $((rep + 1)) $((2 * rep))
 

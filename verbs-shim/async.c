@@ -60,8 +60,7 @@ void sr_ibv_map_del(struct sr_ibv_rt *rt, const void *lib)
 	pthread_mutex_unlock(&rt->map_lock);
 }
 
-static void sr_ibv_ev_push(struct sr_ibv_ctx *ctx,
-			   const struct ibv_async_event *ev)
+void sr_ibv_ev_push(struct sr_ibv_ctx *ctx, const struct ibv_async_event *ev)
 {
 	uint64_t one = 1;
 

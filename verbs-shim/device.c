@@ -171,6 +171,9 @@ static int sr_ibv_pmd_up(struct sr_ibv_rt *rt)
 		return rc;
 	}
 	rt->lock_fd = -1;            /* the pmd device owns it now */
+	/* a host NIC's GIDs follow the interface (port_event.c) */
+	if (sr_pmd_host_path(rt->pmd) != NULL)
+		sr_pmd_set_gid_change_cb(rt->pmd, sr_ibv_gid_changed, rt);
 	return 0;
 }
 
@@ -190,7 +193,8 @@ int sr_ibv_rt_up(struct sr_ibv_rt *rt)
 		sr_pmd_mac(rt->pmd, dc.mac);
 		for (unsigned int i = 0; i < rt->gids.n && i < SR_GID_TABLE_LEN;
 		     i++) {
-			memcpy(dc.gid[i], rt->gids.entry[i].gid, 16);
+			if (rt->gids.entry[i].valid)   /* else zero: no AV names it */
+				memcpy(dc.gid[i], rt->gids.entry[i].gid, 16);
 			dc.gid_count = i + 1;
 		}
 		dc.async_cb = sr_ibv_async_cb;
@@ -199,11 +203,13 @@ int sr_ibv_rt_up(struct sr_ibv_rt *rt)
 		dc.ecn = rt->cfg.ecn;
 		dc.cc = rt->cfg.cc ? &rt->cfg.dcqcn : NULL;
 		dc.trace = sr_xstats_trace_ring(rt->pmd);  /* sroce-stat --trace */
-		rt->dev = sr_dev_create(&dc);
+		__atomic_store_n(&rt->dev, sr_dev_create(&dc), __ATOMIC_RELEASE);
 		if (rt->dev == NULL) {
 			rc = -ENOMEM;
 			goto out_unlock;
 		}
+		/* a GID that changed meanwhile (sr_ibv_gid_changed) */
+		sr_ibv_gids_sync(rt);
 		sr_xstats_init(&rt->xstats, rt->pmd, rt->dev);
 		sr_pmd_set_rx_handler(rt->pmd, sr_dev_rx_burst, rt->dev);
 		rc = sr_pmd_engine_register(rt->pmd, sr_ibv_dev_poll, rt);
@@ -266,6 +272,18 @@ int sr_ibv_rt_get(struct sr_ibv_dev *d)
 		if (rc)
 			goto out_destroy_mr;
 		sr_pmd_mac(rt->pmd, rt->mac);
+	}
+	if (rt->pmd != NULL && sr_pmd_host_path(rt->pmd) != NULL) {
+		/*
+		 * A host NIC: the interface's addresses, followed from now on
+		 * by the helper thread's progress even before any CQ or QP
+		 * (port_event.c).
+		 */
+		rt->gids = *sr_pmd_gids(rt->pmd);
+		rc = sr_ibv_helper_start(rt);
+		if (rc)
+			goto out_destroy_mr;
+		goto out_unlock;
 	}
 	ipv4 = rt->cfg.has_ipv4 ? rt->cfg.ipv4 : NULL;
 	rc = sr_gid_table_build(&rt->gids, rt->mac, ipv4,
@@ -381,6 +399,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	if (rc)
 		goto out_close_cmd;
 	sr_ibv_ctx_ops_init(ctx);
+	sr_ibv_ctx_link(ctx);
 	return &ctx->vctx.context;
 out_close_cmd:
 	close(ctx->vctx.context.cmd_fd);
@@ -399,6 +418,7 @@ int ibv_close_device(struct ibv_context *context)
 	if (context == NULL)
 		return EINVAL;
 	ctx = sr_ctx(context);
+	sr_ibv_ctx_unlink(ctx);
 	sr_ibv_async_fini(ctx);
 	close(context->cmd_fd);
 	sr_ibv_rt_put(ctx->d);

@@ -84,6 +84,7 @@ struct sr_ibv_rt {
 	pthread_mutex_t map_lock;
 	struct sr_ibv_map_entry *map;
 	unsigned int map_n, map_cap;
+	struct sr_ibv_ctx *ctxs;          /* open contexts, under map_lock */
 };
 
 struct sr_ibv_dev {
@@ -131,6 +132,7 @@ struct sr_ibv_ctx {
 	pthread_mutex_t ev_lock;
 	struct ibv_async_event *ev_ring;
 	unsigned int ev_head, ev_count, ev_size;
+	struct sr_ibv_ctx *next;          /* in rt->ctxs (port_event.c) */
 };
 
 static inline struct sr_ibv_ctx *sr_ctx(struct ibv_context *c)
@@ -259,6 +261,21 @@ void sr_ibv_map_del(struct sr_ibv_rt *rt, const void *lib);
 void sr_ibv_async_cb(void *rt, const struct sr_async_event *ev);
 int sr_ibv_async_init(struct sr_ibv_ctx *ctx);
 void sr_ibv_async_fini(struct sr_ibv_ctx *ctx);
+/* Queue an event on ctx's async_fd (async.c). */
+void sr_ibv_ev_push(struct sr_ibv_ctx *ctx, const struct ibv_async_event *ev);
+
+/*
+ * Port events (port_event.c): the contexts that get them (open / close),
+ * one event to each, and a host NIC's GID change — the pmd's callback
+ * (sr_pmd_gid_change_fn; arg is the runtime) — and, when the transport
+ * comes up, its GIDs made the runtime's.
+ */
+void sr_ibv_ctx_link(struct sr_ibv_ctx *ctx);
+void sr_ibv_ctx_unlink(struct sr_ibv_ctx *ctx);
+void sr_ibv_port_event(struct sr_ibv_rt *rt, enum ibv_event_type type);
+void sr_ibv_gid_changed(void *arg, unsigned int index,
+			const struct sr_gid_entry *e);
+void sr_ibv_gids_sync(struct sr_ibv_rt *rt);
 
 /* Completion notification from the transport (channel.c). */
 void sr_ibv_cq_notify(struct sr_cq *cq, void *arg);

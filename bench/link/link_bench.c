@@ -314,7 +314,11 @@ int main(int argc, char **argv)
 	lb.ops = sr_pmd_link_ops();
 	lb.link = sr_pmd_link(lb.dev);
 	sr_pmd_mac(lb.dev, lb.mac);
-	memcpy(lb.ip, sr_pmd_config_of(lb.dev)->ipv4, 4);
+	/* the device's IPv4 GID: the configured address, or a host NIC's */
+	if (sr_pmd_gids(lb.dev)->entry[1].valid)
+		memcpy(lb.ip, sr_pmd_gids(lb.dev)->entry[1].gid + 12, 4);
+	else
+		memcpy(lb.ip, sr_pmd_config_of(lb.dev)->ipv4, 4);
 	sr_pmd_set_rx_handler(lb.dev, lb_rx, &lb);
 	if (sr_pmd_link_wait(lb.dev, 20000)) {
 		fprintf(stderr, "link_bench: link did not come up\n");

@@ -15,9 +15,15 @@ RoCE frame).  One line per scenario: PASS/FAIL, what ran, the figures.
   interop.py --build DIR --down          stop the guest, delete the namespace
   interop.py --table RESULTS...          result files as a Markdown table
 
-Lab handling: build.sh runs when its artifacts are missing, the lab network
+Lab handling (rxelab.py): build.sh runs when its artifacts are missing, the lab network
 comes up in the mode a group needs (kernel-assisted 'net-up' or pure
 'net-up --no-host-ip'), guest 1 boots with rdma_rxe when it is not running.
+Group 'hostnic' runs sroce on the new port kind instead (port =
+iface:rxehost0, docs/host-nic.md: AF_XDP, or af_packet with one line why,
+the interface's MAC and addresses, no mac/ipv4 keys) in kernel-assisted
+mode without the lab's nftables table that drops udp/4791 (sroce must take
+its frames from the kernel itself): the table is removed for each such
+scenario and put back after it.
 The guest is left running (the last meson test, interop_lab_down, stops it).
 
 Everything stays inside the lab's namespace (rxelab): the host side runs
@@ -36,17 +42,14 @@ import subprocess
 import sys
 import time
 
-NS = os.environ.get('RXEVM_NETNS', 'rxelab')
-RXEVM_DIR = os.environ.get('RXEVM_DIR', '/var/tmp/rxe-vm')
-HOST_IP = '10.77.0.100'         # sroce's address on rxehost0 (both modes)
+from rxelab import (GUEST, HOST_IP, NS, OOB_PORT, Lab, LabError, log,
+                    run)
+
 HOST_MAC = '02:00:0a:4d:00:64'
 HOST_IP6 = 'fe80::aff:fe4d:64'  # sroce's link-local GID 0 (from the MAC)
 BRIDGE_IP = '10.77.0.1'         # the namespace kernel's TCP address, pure mode
-GUEST = 1
 GUEST_IP = '10.77.0.11'
 GUEST_MAC = '52:54:00:4d:00:11'
-OOB_PORT = 18515
-SNAPLEN = 2048                  # the lab's MTU is 1500: no frame is cut
 MAX_CHECKED_CAPTURE = 100 << 20  # a scenario moves ~10 MB at most
 
 # tshark heuristics on InfiniBand payloads that are not RoCE: each would
@@ -103,13 +106,14 @@ def scenarios():
     out = []
 
     def add(group, name, prog, args, kind, roles=('server', 'client'),
-            mode='kernel', faults=(), expect=(), timeout=120, cm=None):
+            mode='kernel', faults=(), expect=(), timeout=120, cm=None,
+            conf=()):
         for role in roles:
             out.append(dict(group=group, name='%s/%s' % (name, role),
                             prog=prog, args=list(args), kind=kind,
                             role=role, mode=mode, faults=list(faults),
                             expect=list(expect), timeout=timeout,
-                            what=name, cm=cm))
+                            what=name, cm=cm, conf=list(conf)))
 
     # ibv_*_pingpong, -c: verify the received buffers.
     for prog, size in (('ibv_rc_pingpong', 4096), ('ibv_ud_pingpong', 1024)):
@@ -215,185 +219,31 @@ def scenarios():
     add('arp', 'arp-ud_pingpong', 'ibv_ud_pingpong',
         ['-g', '1', '-c', '-n', '50', '-s', '1024'], 'pingpong',
         mode='pure', expect=['arp'])
+
+    # The host's own NIC (port = iface:rxehost0), kernel-assisted, with
+    # no nftables rule to hide RoCEv2 from the namespace's kernel.
+    add('hostnic', 'hostnic-rc_pingpong-4KiB', 'ibv_rc_pingpong',
+        ['-g', '1', '-c', '-n', '50', '-s', '4096'], 'pingpong',
+        mode='hostnic')
+    for prog in ('ib_write_bw', 'ib_read_bw', 'ib_send_bw'):
+        add('hostnic', 'hostnic-%s-4KiB' % prog[3:], prog,
+            ['-x', '1', '-F', '-s', '4096', '-n', '200'] + reads_args(prog),
+            'bw', mode='hostnic')
+    # ... and on its af_packet path, the kernel kept quiet by sroce's own
+    # nftables table (iface_nft) instead of the lab's
+    for prog, args in (('ibv_rc_pingpong', ['-g', '1', '-c', '-n', '50',
+                                            '-s', '4096']),
+                       ('ib_write_bw', ['-x', '1', '-F', '-s', '4096',
+                                        '-n', '200'])):
+        add('hostnic', 'hostnic-afp-%s-4KiB' % prog.split('_', 1)[1], prog,
+            args, 'pingpong' if 'pingpong' in prog else 'bw',
+            mode='hostnic', conf=['iface_mode = af_packet', 'iface_nft = yes'])
+    add('hostnic', 'hostnic-rping', 'rping', [], 'cm', expect=['cm'],
+        mode='hostnic',
+        cm=(['-s', '-a', '{me}', '-V', '-v', '-C', '20'],
+            ['-c', '-a', '{peer}', '-V', '-v', '-C', '20'],
+            r'ping data: rdma-ping-19:'))
     return out
-
-
-# ------------------------------------------------------------- the lab
-
-def run(cmd, timeout=None, check=False, **kw):
-    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          universal_newlines=True, timeout=timeout,
-                          check=check, **kw)
-
-
-class Lab:
-    def __init__(self, rxevm):
-        self.rxevm = rxevm
-        self.jobs = os.path.join(RXEVM_DIR, 'run', 'g%d' % GUEST, 'share',
-                                 'jobs')
-
-    def vm(self, *args, timeout=120):
-        return run([self.rxevm] + list(args), timeout=timeout)
-
-    def ns(self, *args, timeout=30):
-        return run(['ip', 'netns', 'exec', NS] + list(args), timeout=timeout)
-
-    def ensure_built(self):
-        if all(os.path.exists(os.path.join(RXEVM_DIR, f))
-               for f in ('vmlinux', 'rootfs.ext4')):
-            return
-        build = os.path.join(os.path.dirname(self.rxevm), 'build.sh')
-        log('lab: building the rxe-vm images (%s), a few minutes' % build)
-        r = run([build], timeout=1800)
-        if r.returncode != 0:
-            raise LabError('build.sh failed:\n' + r.stdout[-3000:])
-
-    def mode(self):
-        r = run(['ip', 'netns', 'list'])
-        if not re.search(r'^%s\b' % NS, r.stdout, re.M):
-            return None
-        r = self.ns('ip', '-4', '-o', 'addr', 'show', 'dev', 'rxehost0')
-        return 'kernel' if HOST_IP in r.stdout else 'pure'
-
-    def ensure_net(self, mode):
-        if self.mode() != mode:
-            args = ['net-up'] + (['--no-host-ip'] if mode == 'pure' else [])
-            r = self.vm(*args)
-            if r.returncode != 0:
-                raise LabError('rxe-vm %s failed:\n%s' % (' '.join(args), r.stdout))
-        # LAB WORKAROUND: with arp_ignore=0 (the default) the namespace's
-        # kernel also answers ARP for 10.77.0.100 on the bridge, with the
-        # bridge's MAC; a guest that takes that answer sends its RoCEv2
-        # frames to the bridge, where nobody reads them.  arp_ignore=1:
-        # answer only on the interface that owns the address.
-        self.ns('sysctl', '-qw', 'net.ipv4.conf.all.arp_ignore=1')
-
-    def guest_running(self):
-        pidf = os.path.join(RXEVM_DIR, 'run', 'g%d' % GUEST, 'qemu.pid')
-        try:
-            with open(pidf) as f:
-                os.kill(int(f.read().strip()), 0)
-            return True
-        except (OSError, ValueError):
-            return False
-
-    def ensure_guest(self):
-        if self.guest_running():
-            return
-        r = self.vm('start', str(GUEST), '--rxe', timeout=180)
-        if r.returncode != 0:
-            raise LabError('guest start failed:\n' + r.stdout)
-        log('lab: ' + r.stdout.strip().splitlines()[-1])
-
-    def setup(self, mode):
-        self.ensure_built()
-        self.ensure_net(mode)
-        self.ensure_guest()
-
-    def revive(self):
-        """A guest whose agent no longer answers is restarted."""
-        rc, out = self.exec('true', timeout=20)
-        if rc == 0:
-            return
-        log('lab: guest %d does not answer (%s): restarting it' % (GUEST, out.strip()))
-        self.vm('stop', str(GUEST), timeout=120)
-        self.ensure_guest()
-
-    def down(self):
-        return self.vm('net-down', timeout=180)
-
-    # jobs in the guest
-    def bg(self, shell):
-        r = self.vm('bg', str(GUEST), '--', shell)
-        if r.returncode != 0:
-            raise LabError('rxe-vm bg failed: ' + r.stdout)
-        return r.stdout.strip()
-
-    def job_rc(self, jid):
-        try:
-            with open(os.path.join(self.jobs, jid + '.rc')) as f:
-                return int(f.read().strip() or '255')
-        except (OSError, ValueError):
-            return None
-
-    def job_out(self, jid):
-        try:
-            with open(os.path.join(self.jobs, jid + '.out'),
-                      errors='replace') as f:
-                return f.read()
-        except OSError:
-            return ''
-
-    def job_kill(self, jid):
-        self.vm('kill', str(GUEST), jid)
-
-    def exec(self, shell, timeout=60):
-        r = self.vm('exec', str(GUEST), '-t', str(timeout), '--', shell,
-                    timeout=timeout + 30)
-        return r.returncode, r.stdout
-
-    # Capture on the bridge: every frame between sroce and the guest.  Not
-    # 'rxe-vm capture' (tcpdump -U: a write per frame, 16 MiB ring): that
-    # loses frames of a 1 MiB burst.  A 128 MiB ring, buffered writes, and
-    # immediate mode (else the last block waits a second for its timeout);
-    # immediate mode retires a ring block per frame, so the snap length
-    # (the lab's frames are at most 1518 bytes) keeps blocks small and many.
-    def capture_start(self, path):
-        err = open(path + '.log', 'w+')
-        p = subprocess.Popen(['ip', 'netns', 'exec', NS, 'tcpdump', '-Z', 'root',
-                              '-i', 'rxebr0', '-s', str(SNAPLEN), '-B', '131072', '-n',
-                              '--immediate-mode',
-                              '-w', path, 'udp port 4791 or tcp port %d or arp or '
-                              'icmp or icmp6' % OOB_PORT],
-                             stdout=subprocess.DEVNULL, stderr=err,
-                             start_new_session=True)
-        for _ in range(100):
-            err.seek(0)
-            if 'listening on' in err.read() or p.poll() is not None:
-                break
-            time.sleep(0.05)
-        return p, err
-
-    def capture_stop(self, cap):
-        p, err = cap
-        time.sleep(0.2)      # the last frames through the bridge
-        if p.poll() is None:
-            os.killpg(p.pid, signal.SIGINT)
-            try:
-                p.wait(20)
-            except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
-                p.wait()
-        err.seek(0)
-        text = err.read()
-        err.close()
-        os.unlink(err.name)
-        n = {}
-        for what in ('captured', 'received by filter', 'dropped by kernel'):
-            m = re.search(r'(\d+) packets %s' % what, text)
-            n[what] = int(m.group(1)) if m else None
-        # frames the kernel took but tcpdump never wrote count as lost too
-        lost = None
-        if None not in n.values():
-            lost = n['dropped by kernel'] + n['received by filter'] - n['captured']
-        return ' '.join(l for l in text.splitlines() if 'packets' in l), lost
-
-    def rxe_counters(self):
-        rc, out = self.exec('rdma statistic show link rxe0/1')
-        toks = out.split()
-        c = {}
-        for i in range(len(toks) - 1):
-            if re.fullmatch(r'[a-z_]+', toks[i]) and toks[i + 1].isdigit():
-                c[toks[i]] = int(toks[i + 1])
-        return c
-
-
-class LabError(Exception):
-    pass
-
-
-def log(msg):
-    print(msg, flush=True)
 
 
 # ------------------------------------------------------------- one scenario
@@ -411,6 +261,16 @@ class Scenario:
         return os.path.join(self.dir, f)
 
     def write_config(self):
+        if self.sc['mode'] == 'hostnic':
+            # the interface's MAC, addresses and MTU (no keys for them)
+            lines = ['# written by tests/interop/interop.py',
+                     'port = iface:rxehost0',
+                     'capture = ' + self.path('sroce.pcap'),
+                     'stats_dir = ' + self.dir] + self.sc['conf']
+            lines += ['fault = ' + f for f in self.sc['faults']]
+            with open(self.path('sroce.conf'), 'w') as f:
+                f.write('\n'.join(lines) + '\n')
+            return
         lines = ['# written by tests/interop/interop.py',
                  # the default ring (512 frames) overflows while sroce
                  # waits for a core on a busy machine: a 1 MiB message
@@ -520,12 +380,22 @@ class Scenario:
         os.makedirs(self.dir)
         self.write_config()
         lab.setup(sc['mode'])
+        saved_nft = lab.nft_lab_rule_off() if sc['mode'] == 'hostnic' else None
+        try:
+            return self.run_lab(saved_nft)
+        finally:
+            lab.nft_lab_rule_on(saved_nft)
+
+    def run_lab(self, saved_nft):
+        sc, lab = self.sc, self.lab
+        if saved_nft is not None:
+            self.notes.append('lab nft rule off')
         if 'arp' in sc['expect']:
             lab.exec('ip neigh flush dev eth0')
         before = lab.rxe_counters() if 'retransmit' in sc['expect'] else None
         self.capture = lab.capture_start(self.path('bridge.pcap'))
         t0 = time.monotonic()          # the programs' time, lab set-up apart
-        host_for_guest = HOST_IP if sc['mode'] == 'kernel' else BRIDGE_IP
+        host_for_guest = BRIDGE_IP if sc['mode'] == 'pure' else HOST_IP
         deadline = time.monotonic() + sc['timeout'] + 30
         jid = None
         try:
@@ -582,7 +452,7 @@ class Scenario:
             with open(self.path('rxe.out'), 'w') as f:
                 f.write('$ (guest %d) %s\n' % (GUEST, self.guest_cmd(
                     None if self.sc['role'] == 'client' else
-                    HOST_IP if self.sc['mode'] == 'kernel' else BRIDGE_IP)))
+                    BRIDGE_IP if self.sc['mode'] == 'pure' else HOST_IP)))
                 f.write(self.lab.job_out(jid))
                 f.write('\nexit %s\n' % self.lab.job_rc(jid))
         self.jid = jid
@@ -609,6 +479,18 @@ class Scenario:
             self.check_arp()
         if 'cm' in sc['expect']:
             self.check_cm()
+        if sc['mode'] == 'hostnic':
+            # the path the port took, as sroce-stat names the port
+            try:
+                with open(self.path('sroce-stat.txt')) as f:
+                    m = re.search(r' port \d+ net_(af_xdp|af_packet)', f.read())
+            except OSError:
+                m = None
+            self.notes.append('path ' + (m.group(1) if m else 'unknown'))
+            want = 'af_packet' if 'iface_mode = af_packet' in sc['conf'] \
+                else 'af_xdp'
+            if m and m.group(1) != want:
+                self.problems.append('port on %s, want %s' % (m.group(1), want))
         if self.problems and g_rc is not None and g_rc != 0:
             # a failed rxe process may leave a QP that retransmits forever
             # (rxe treats retry_cnt 7 as infinite): make sure none is left
@@ -909,6 +791,8 @@ GROUP_TITLES = {
     'recovery': 'recovery: sroce drops / corrupts 2 % of its frames',
     'arp': 'ARP, no static neighbour (pure mode)',
     'rdmacm': 'RDMA-CM: Debian\'s rdmacm-utils and perftest -R, the drop-in librdmacm',
+    'hostnic': 'the host\'s own NIC: port = iface:rxehost0 (no mac/ipv4 keys), '
+               'no udp/4791 drop rule',
 }
 
 
@@ -966,6 +850,9 @@ def main():
     ap.add_argument('--table', nargs='+', metavar='RESULTS',
                     help='print result files as a Markdown table')
     a = ap.parse_args()
+    # meson's timeout sends SIGTERM: unwind, so that what a scenario took
+    # from the shared lab (the hostnic group's nftables rule) is put back
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     if a.table:
         log(table(a.table))

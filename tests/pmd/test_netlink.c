@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_netlink.c — the rtnetlink message parsers of a host NIC
- * (pmd/netlink.h): addresses, routes and neighbours as the kernel sends
+ * (pmd/netlink.h): addresses, links (MTU), routes and neighbours as the kernel sends
  * them, built here byte by byte, and malformed ones.
  */
 #include <arpa/inet.h>
@@ -132,6 +132,38 @@ START_TEST(test_addr_malformed)
 }
 END_TEST
 
+START_TEST(test_link_mtu)
+{
+	uint32_t mtu = 1000, bad = 7;
+	char name[] = "veth0";
+	struct ifinfomsg *ifi;
+	struct msg m;
+	int idx;
+
+	ifi = msg_init(&m, RTM_NEWLINK, sizeof(*ifi));
+	ifi->ifi_index = 5;
+	msg_attr(&m, IFLA_IFNAME, name, sizeof(name));
+	msg_attr(&m, IFLA_MTU, &mtu, 4);
+	mtu = 0;
+	ck_assert_int_eq(sr_nl_parse_link(&m.h, m.h.nlmsg_len, &idx, &mtu), 1);
+	ck_assert_int_eq(idx, 5);
+	ck_assert_uint_eq(mtu, 1000);
+	/* no IFLA_MTU: 0 */
+	ifi = msg_init(&m, RTM_NEWLINK, sizeof(*ifi));
+	ifi->ifi_index = 5;
+	ck_assert_int_eq(sr_nl_parse_link(&m.h, m.h.nlmsg_len, &idx, &mtu), 1);
+	ck_assert_uint_eq(mtu, 0);
+	/* an MTU of the wrong size, a message past its buffer, another kind */
+	msg_attr(&m, IFLA_MTU, &bad, 2);
+	ck_assert_int_eq(sr_nl_parse_link(&m.h, m.h.nlmsg_len, &idx, &mtu),
+			 -EINVAL);
+	ck_assert_int_eq(sr_nl_parse_link(&m.h, m.h.nlmsg_len - 1, &idx, &mtu),
+			 -EINVAL);
+	m.h.nlmsg_type = RTM_NEWADDR;
+	ck_assert_int_eq(sr_nl_parse_link(&m.h, m.h.nlmsg_len, &idx, &mtu), 0);
+}
+END_TEST
+
 START_TEST(test_route_gateway)
 {
 	uint8_t gw[4] = { 10, 82, 1, 254 }, dst[4] = { 10, 82, 2, 1 };
@@ -238,6 +270,7 @@ static Suite *netlink_suite(void)
 	tcase_add_test(tc, test_addr_ipv4_local_wins);
 	tcase_add_test(tc, test_addr_ipv6_flags);
 	tcase_add_test(tc, test_addr_malformed);
+	tcase_add_test(tc, test_link_mtu);
 	tcase_add_test(tc, test_route_gateway);
 	tcase_add_test(tc, test_route_via_ipv6);
 	tcase_add_test(tc, test_neigh);
