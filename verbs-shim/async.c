@@ -148,8 +148,7 @@ int ibv_get_async_event(struct ibv_context *context,
 		return -1;
 	}
 	ctx = sr_ctx(context);
-	if (sr_ibv_fd_wait(ctx->rt, context->async_fd))
-		return -1;
+	/* blocks, EAGAIN or EINTR as the kernel's async fd (channel.c) */
 	if (read(context->async_fd, &n, sizeof(n)) != sizeof(n))
 		return -1;
 	pthread_mutex_lock(&ctx->ev_lock);

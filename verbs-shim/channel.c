@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -22,22 +21,6 @@
 static struct sr_ibv_channel *sr_ch_of(struct ibv_comp_channel *ch)
 {
 	return sr_container_of(ch, struct sr_ibv_channel, ch);
-}
-
-int sr_ibv_fd_wait(struct sr_ibv_rt *rt, int fd)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	int flags = fcntl(fd, F_GETFL), n;
-
-	(void)rt;      /* the helper thread progresses meanwhile */
-	if (flags < 0)
-		return -1;
-	if (flags & O_NONBLOCK)
-		return 0;                 /* read() answers EAGAIN itself */
-	do
-		n = poll(&p, 1, -1);
-	while (n < 0 && errno == EINTR);
-	return n > 0 ? 0 : -1;
 }
 
 struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
@@ -158,8 +141,13 @@ int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
 		return -1;
 	}
 	c = sr_ch_of(channel);
-	if (sr_ibv_fd_wait(sr_ctx(channel->context)->rt, channel->fd))
-		return -1;
+	/*
+	 * A plain read of the eventfd, as of the kernel's channel fd: it
+	 * blocks (the helper thread progresses meanwhile), answers EAGAIN on
+	 * a non-blocking fd, and returns EINTR when a signal interrupts it
+	 * (unless the handler has SA_RESTART) — qperf ends its event loops
+	 * with SIGALRM.
+	 */
 	if (read(channel->fd, &n, sizeof(n)) != sizeof(n))
 		return -1;
 	pthread_mutex_lock(&c->lock);

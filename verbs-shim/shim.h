@@ -280,11 +280,6 @@ void sr_ibv_gids_sync(struct sr_ibv_rt *rt);
 /* Completion notification from the transport (channel.c). */
 void sr_ibv_cq_notify(struct sr_cq *cq, void *arg);
 
-/*
- * Wait until fd is readable (the helper thread progresses meanwhile);
- * at once for a non-blocking fd (channel.c).  0, or -1 with errno.
- */
-int sr_ibv_fd_wait(struct sr_ibv_rt *rt, int fd);
 
 /* The address vector of an ibv_ah_attr: resolves the MAC (ah.c). */
 int sr_ibv_av_from_attr(struct sr_ibv_rt *rt, const struct ibv_ah_attr *a,

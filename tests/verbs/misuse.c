@@ -19,11 +19,13 @@
  * Exit 0 when all pass; each check prints one line.
  */
 #include <errno.h>
+#include <signal.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <time.h>
 
 #include <infiniband/verbs.h>
@@ -565,6 +567,54 @@ static void check_cq_sizes(struct env *e)
  * loopback SEND each time: a process that closed its device could not
  * open it again (ENODEV, "did not probe").
  */
+static volatile sig_atomic_t alarms;
+
+/* The first alarm interrupts; a second one (5 s later) means the call
+ * ignored it: end the process, the test fails instead of hanging. */
+static void on_alarm(int sig)
+{
+	if (++alarms > 1) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+}
+
+/*
+ * A signal interrupts a blocking ibv_get_cq_event with EINTR, as a read of
+ * the kernel's channel fd does (qperf stops its event-mode loops with
+ * SIGALRM, without SA_RESTART).  A second alarm ends the process if the
+ * call is not interrupted: the test fails rather than hangs.
+ */
+static void check_cq_event_eintr(struct env *e)
+{
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(e->ctx);
+	struct ibv_cq *cq = ch ? ibv_create_cq(e->ctx, 4, NULL, ch, 0) : NULL;
+	struct itimerval it = { .it_value = { .tv_usec = 200000 },
+				.it_interval = { .tv_sec = 5 } };
+	struct itimerval off = { 0 };
+	struct ibv_cq *got;
+	void *ctx;
+	int rc, err;
+
+	if (cq == NULL || ibv_req_notify_cq(cq, 0)) {
+		report("cq_event_eintr", 0, "setup failed");
+		return;
+	}
+	sigemptyset(&sa.sa_mask);
+	alarms = 0;
+	sigaction(SIGALRM, &sa, &old);
+	setitimer(ITIMER_REAL, &it, NULL);
+	rc = ibv_get_cq_event(ch, &got, &ctx);
+	err = errno;
+	setitimer(ITIMER_REAL, &off, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	report("cq_event_eintr", rc == -1 && err == EINTR,
+	       "ibv_get_cq_event was not interrupted by the signal");
+	ibv_destroy_cq(cq);
+	ibv_destroy_comp_channel(ch);
+}
+
 static int check_reopen(struct ibv_device *dev, uint8_t *buf)
 {
 	for (int round = 0; round < 3; round++) {
@@ -627,6 +677,7 @@ int main(void)
 	check_two_contexts(&e, list[0]);
 	check_zero_sized_queues(&e);
 	check_cq_sizes(&e);
+	check_cq_event_eintr(&e);
 	ibv_dereg_mr(e.mr);
 	ibv_dealloc_pd(e.pd);
 	ibv_close_device(e.ctx);
