@@ -16,8 +16,8 @@
  *      until the engine's next poll), an RNR NAK, or an error NAK with the
  *      QP going to ERR.
  * UC takes the same handlers without any response: a PSN gap drops the
- * rest of the message; the next FIRST or ONLY starts clean.  UD takes
- * SEND_ONLY[_IMM] with DETH: Q_Key check, GRH into the receive buffer.
+ * rest of the message; the next FIRST or ONLY starts clean.  UD
+ * datagrams go to resp_ud.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -274,37 +274,6 @@ static struct sr_resp_res *sr_resp_res_find(struct sr_qp *qp, uint8_t opcode,
 			return r;
 	}
 	return NULL;
-}
-
-/* ------------------------------------------------------------------ */
-/* Receive WQEs and completions                                       */
-
-static bool sr_resp_get_wqe(struct sr_qp *qp)
-{
-	if (qp->resp.have_wqe)
-		return true;
-	if (!sr_qp_take_recv(qp, qp->resp.wqe))
-		return false;
-	qp->resp.have_wqe = true;
-	qp->resp.recv_off = 0;
-	return true;
-}
-
-static void sr_resp_complete(struct sr_qp *qp, struct sr_wc *wc, bool se)
-{
-	wc->wr_id = qp->resp.wqe->wr_id;
-	wc->qp_num = qp->qpn;
-	qp->resp.have_wqe = false;
-	qp->resp.recv_off = 0;
-	sr_qp_cq_push(qp, qp->rcq, wc, se || wc->status != SR_WC_SUCCESS);
-}
-
-static void sr_resp_complete_err(struct sr_qp *qp, enum sr_wc_status st)
-{
-	struct sr_wc wc = { .status = st, .opcode = SR_WC_OP_RECV };
-
-	if (qp->resp.have_wqe)
-		sr_resp_complete(qp, &wc, true);
 }
 
 /* ------------------------------------------------------------------ */
@@ -741,55 +710,6 @@ static void sr_resp_duplicate(struct sr_qp *qp, const struct sr_pkt *pkt,
 		sr_resp_trace(qp, pkt, psn, SR_TRACE_WHY_DUP_DROP);
 		return;
 	}
-}
-
-/* ------------------------------------------------------------------ */
-/* UD                                                                 */
-
-static void sr_resp_ud(struct sr_qp *qp, const struct sr_pkt *pkt)
-{
-	const struct sr_deth *deth = sr_pkt_ext(pkt, SR_EXT_DETH);
-	const struct sr_immdt *imm = sr_pkt_ext(pkt, SR_EXT_IMMDT);
-	uint8_t grh[40] = { 0 };
-	struct sr_wc wc = {
-		.status = SR_WC_SUCCESS,
-		.opcode = SR_WC_OP_RECV,
-		.wc_flags = SR_WC_GRH,
-	};
-	struct sr_recv_wqe *w = qp->resp.wqe;
-	uint32_t len = pkt->payload_len;
-
-	if (deth == NULL || sr_deth_qkey(deth) != qp->attr.qkey) {
-		sr_qp_count(qp, SR_CNT_UD_QKEY_DROP, 1);
-		return;
-	}
-	if (!sr_resp_get_wqe(qp)) {
-		sr_qp_count(qp, SR_CNT_UD_NO_RECV_DROP, 1);
-		return;
-	}
-	/* verbs: the GRH (IPv6 header, or IPv4 header in its last 20 bytes) */
-	if (pkt->ipv6)
-		memcpy(grh, sr_pkt_l3(pkt), 40);
-	else
-		memcpy(grh + 20, sr_pkt_l3(pkt), 20);
-	if (len + 40 > w->length) {
-		sr_resp_complete_err(qp, SR_WC_LOC_LEN_ERR);
-		return;
-	}
-	if (sr_dma_scatter(qp, w->sge, w->num_sge, 0, grh, 40) != SR_MR_OK ||
-	    (len > 0 && sr_dma_scatter(qp, w->sge, w->num_sge, 40,
-				       sr_pkt_payload(pkt), len) != SR_MR_OK)) {
-		sr_resp_complete_err(qp, SR_WC_LOC_PROT_ERR);
-		return;
-	}
-	wc.byte_len = len + 40;
-	wc.src_qp = sr_deth_sqpn(deth);
-	wc.sl = pkt->ipv6 ? SR_WC_SL_ROCEV2_IPV6 : SR_WC_SL_ROCEV2_IPV4;
-	if (imm != NULL) {
-		wc.imm_data = sr_immdt_imm(imm);
-		wc.wc_flags |= SR_WC_WITH_IMM;
-	}
-	sr_resp_complete(qp, &wc, sr_bth_se(sr_pkt_bth(pkt)));
 }
 
 /* ------------------------------------------------------------------ */

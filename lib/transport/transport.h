@@ -6,6 +6,7 @@
  *           rd_atomic limit, fence, retransmission position)
  *   resp.c  responder: request packets -> memory, receive completions,
  *           ACK/NAK/READ responses (PSN check, duplicates, resources)
+ *   resp_ud.c  the responder's UD datagrams
  *   comp.c  completer: responses -> send completions, retry and RNR
  *           timers, READ reassembly
  *   tx.c    one place that turns a QP and a packet description into a
@@ -73,6 +74,39 @@ void sr_resp_flush_owed_ack(struct sr_qp *qp);
 /* Responder: resources for max_dest_rd_atomic (slow path). 0 / -ENOMEM. */
 int sr_resp_res_alloc(struct sr_qp *qp, uint32_t n);
 void sr_resp_reset(struct sr_qp *qp);
+/* One UD datagram (SEND_ONLY[_IMM] with DETH) for a UD QP (resp_ud.c). */
+void sr_resp_ud(struct sr_qp *qp, const struct sr_pkt *pkt);
+
+/* The responder's receive WQE and its completion (resp.c, resp_ud.c). */
+
+static inline bool sr_resp_get_wqe(struct sr_qp *qp)
+{
+	if (qp->resp.have_wqe)
+		return true;
+	if (!sr_qp_take_recv(qp, qp->resp.wqe))
+		return false;
+	qp->resp.have_wqe = true;
+	qp->resp.recv_off = 0;
+	return true;
+}
+
+static inline void sr_resp_complete(struct sr_qp *qp, struct sr_wc *wc, bool se)
+{
+	wc->wr_id = qp->resp.wqe->wr_id;
+	wc->qp_num = qp->qpn;
+	qp->resp.have_wqe = false;
+	qp->resp.recv_off = 0;
+	sr_qp_cq_push(qp, qp->rcq, wc, se || wc->status != SR_WC_SUCCESS);
+}
+
+static inline void sr_resp_complete_err(struct sr_qp *qp, enum sr_wc_status st)
+{
+	struct sr_wc wc = { .status = st, .opcode = SR_WC_OP_RECV };
+
+	if (qp->resp.have_wqe)
+		sr_resp_complete(qp, &wc, true);
+}
+
 
 /* Completer: one response packet (ACK, NAK, READ response, atomic ACK). */
 void sr_comp_rx(struct sr_qp *qp, const struct sr_pkt *pkt);
