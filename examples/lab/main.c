@@ -24,7 +24,8 @@
  *                    the list ends)
  *
  * Node 1's first PSN is 100, node 0's 500, so the ladder is easy to read.
- * --rnr-ms: node 0 posts its receives that long after connecting (RNR);
+ * --rnr-ms: node 0 posts its receives that long after connecting and after
+ *           its first RNR NAK (RNR lab);
  * --rnr-timer: node 0's min_rnr_timer, the IBTA code its RNR NAKs carry
  * (12: 0.64 ms, the default; 18: 5.12 ms).
  * --trace-wait: node 1 waits, up to that long, for sroce-stat --trace to
@@ -211,6 +212,12 @@ static int post_recv(struct lab *l, uint32_t i)
 	return sr_qp_post_recv(l->qp, &wr, &bad);
 }
 
+static uint64_t rnr_naks_sent(struct lab *l)
+{
+	sr_node_stats_publish(l->node);
+	return sr_pmd_stats(sr_node_pmd(l->node))->xport[SR_CNT_RNR_NAK_SENT];
+}
+
 static int serve(struct lab *l, unsigned int rnr_ms)
 {
 	uint64_t word = 1000, until;
@@ -223,15 +230,23 @@ static int serve(struct lab *l, unsigned int rnr_ms)
 	while (l->trace && recv(l->sock, &bye, 1, MSG_DONTWAIT) < 0 &&
 	       errno == EAGAIN)
 		sr_node_relax(l->node, &idle);
-	/* RNR lab: no receive for a while, but the engine keeps running */
+	/* RNR lab: no receive for a while, but the engine keeps running;
+	 * then until the first RNR NAK has gone out (up to 10 s more), so
+	 * the lab shows one however late node 1's SEND arrives */
 	until = sr_node_now_ns(l->node) + rnr_ms * 1000000ull;
 	while (sr_node_now_ns(l->node) < until)
+		sr_node_relax(l->node, &idle);
+	until += 10000000000ull;
+	while (rnr_ms && rnr_naks_sent(l) == 0 &&
+	       sr_node_now_ns(l->node) < until)
 		sr_node_relax(l->node, &idle);
 	for (uint32_t i = 0; i < NSLOTS; i++)
 		if (post_recv(l, i))
 			return fail("node 0: post receive");
 	if (rnr_ms)
-		printf("node 0: receives posted %u ms after connecting\n", rnr_ms);
+		printf("node 0: receives posted %u ms after connecting, after "
+		       "%llu RNR NAK(s)\n", rnr_ms,
+		       (unsigned long long)rnr_naks_sent(l));
 	for (;;) {
 		int n = sr_cq_poll(l->rcq, 16, wc);
 
