@@ -23,7 +23,9 @@ struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg)
 	    cfg->link_ops->tx_alloc == NULL || cfg->link_ops->tx_submit == NULL ||
 	    cfg->link_ops->tx_abort == NULL || cfg->link_ops->now_ns == NULL ||
 	    cfg->gid_count == 0 || cfg->gid_count > SR_GID_TABLE_LEN ||
-	    cfg->ecn > 2 || (cfg->cc && sr_dcqcn_params_check(cfg->cc)))
+	    cfg->ecn > 2 || (cfg->cc && sr_dcqcn_params_check(cfg->cc)) ||
+	    (cfg->qpn_base != 0 && (cfg->qpn_base < SR_QPN_BASE ||
+				    cfg->qpn_base > SR_QPN_MAX - SR_MAX_QP + 1)))
 		return NULL;
 	dev = sr_zalloc(sizeof(*dev));
 	if (dev == NULL)
@@ -32,6 +34,7 @@ struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg)
 	dev->ops = cfg->link_ops;
 	dev->link = cfg->link;
 	dev->mr = cfg->mr;
+	dev->qpn_base = cfg->qpn_base ? cfg->qpn_base : SR_QPN_BASE;
 	memcpy(dev->mac, cfg->mac, 6);
 	memcpy(dev->gid, cfg->gid, sizeof(dev->gid));
 	dev->gid_count = cfg->gid_count;
@@ -73,9 +76,9 @@ void sr_dev_destroy(struct sr_dev *dev)
 
 struct sr_qp *sr_dev_qp_lookup(struct sr_dev *dev, uint32_t qpn)
 {
-	if (qpn < SR_QPN_BASE || qpn - SR_QPN_BASE >= SR_MAX_QP)
+	if (qpn < dev->qpn_base || qpn - dev->qpn_base >= SR_MAX_QP)
 		return NULL;
-	return dev->qps[qpn - SR_QPN_BASE];
+	return dev->qps[qpn - dev->qpn_base];
 }
 
 /* IBTA 10.9.3: same low 15 bits, and not both limited members. */

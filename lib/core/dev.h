@@ -100,6 +100,10 @@ struct sr_dev_config {
 					      * 2 ECT(0), 1 ECT(1); 3 refused */
 	struct sr_trace_ring *trace;         /* live QP trace (core/trace.h),
 					      * initialized; NULL: none */
+	uint32_t qpn_base;                   /* QPNs qpn_base .. + SR_MAX_QP - 1;
+					      * 0: 2 (a device of its own); a
+					      * shared device's daemon hands out
+					      * blocks (pmd/sroced) */
 };
 
 /* NULL on bad config (no ops, no MR engine) or no memory. */

@@ -27,7 +27,8 @@ struct sr_dev {
 	void *gsi_ctx;
 
 	struct sr_lock lock;           /* slow path and engine runs (lock.h) */
-	struct sr_qp *qps[SR_MAX_QP];  /* by QPN - SR_QPN_BASE */
+	struct sr_qp *qps[SR_MAX_QP];  /* by QPN - qpn_base */
+	uint32_t qpn_base;             /* cfg.qpn_base, or SR_QPN_BASE */
 	unsigned int nqp, ncq, nsrq;
 	uint32_t next_qpn;
 	uint16_t ip_id;
@@ -42,6 +43,7 @@ struct sr_dev {
 };
 
 #define SR_QPN_BASE 2u
+#define SR_QPN_MAX  0xffffffu  /* QPNs are 24 bits */
 
 static inline uint64_t sr_dev_now(struct sr_dev *dev)
 {

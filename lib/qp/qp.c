@@ -238,7 +238,7 @@ struct sr_qp *sr_qp_create(struct sr_dev *dev, struct sr_qp_init_attr *init)
 	}
 	dev->next_qpn = (qpn + 1) % SR_MAX_QP;
 	dev->qps[qpn] = qp;
-	qp->qpn = qpn + SR_QPN_BASE;
+	qp->qpn = qpn + dev->qpn_base;
 	dev->nqp++;
 	qp->scq->users++;
 	qp->rcq->users++;
@@ -277,7 +277,7 @@ int sr_qp_destroy(struct sr_qp *qp)
 	 */
 	if (qp->type == SR_QPT_RC)
 		sr_resp_flush_owed_ack(qp);
-	dev->qps[qp->qpn - SR_QPN_BASE] = NULL;
+	dev->qps[qp->qpn - dev->qpn_base] = NULL;
 	dev->nqp--;
 	qp->scq->users--;
 	qp->rcq->users--;

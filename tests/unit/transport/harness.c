@@ -80,6 +80,7 @@ static void h_node_init(struct h_pair *p, int i)
 	cfg.ecn = o->ecn;
 	cfg.cc = o->cc[i];
 	cfg.trace = o->trace[i];
+	cfg.qpn_base = o->qpn_base[i];
 	n->dev = sr_dev_create(&cfg);
 	ck_assert_ptr_nonnull(n->dev);
 	sim_attach(p->net, i, n->dev);

@@ -35,6 +35,7 @@ struct h_opts {
 	uint8_t ecn;             /* sr_dev_config.ecn of both devices */
 	const struct sr_dcqcn_params *cc[2];  /* sr_dev_config.cc of each */
 	struct sr_trace_ring *trace[2];       /* sr_dev_config.trace of each */
+	uint32_t qpn_base[2];                 /* sr_dev_config.qpn_base of each */
 };
 
 struct h_node {

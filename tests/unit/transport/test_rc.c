@@ -7,6 +7,7 @@
 
 #include "harness.h"
 #include "sr_check.h"
+#include "core/dev_priv.h"
 #include "transport/transport.h"
 #include "wire/parse.h"
 #include "wire/psn.h"
@@ -392,6 +393,58 @@ START_TEST(test_unacked_window)
 }
 END_TEST
 
+/*
+ * A shared device's QPNs come from a block the daemon hands out
+ * (sr_dev_config.qpn_base): QPs are numbered from it, frames reach them by
+ * it, and a frame to a QPN below the block finds no QP.
+ */
+START_TEST(test_qpn_base)
+{
+	struct h_pair p;
+	struct h_opts o;
+	struct sr_wc wc;
+
+	h_default_opts(&o, SR_QPT_RC);
+	o.qpn_base[0] = 0x3000;
+	o.qpn_base[1] = 0xfff000;
+	h_pair_init(&p, &o);
+	ck_assert_uint_eq(sr_qp_num(p.n[0].qp), 0x3000);
+	ck_assert_uint_eq(sr_qp_num(p.n[1].qp), 0xfff000);
+	ck_assert_ptr_eq(sr_dev_qp_lookup(p.n[1].dev, 0xfff000), p.n[1].qp);
+	ck_assert_ptr_null(sr_dev_qp_lookup(p.n[1].dev, 2));
+	ck_assert_ptr_null(sr_dev_qp_lookup(p.n[1].dev, 0xfff000 - 1));
+	fill(p.n[0].buf, 3000, 5);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_WRITE, 1, 0, 3000, 8192,
+				     SR_SEND_SIGNALED), 0);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 100000), 1);
+	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
+	ck_assert_mem_eq(p.n[1].buf + 8192, p.n[0].buf, 3000);
+	h_settle(&p);
+	h_pair_fini(&p);
+}
+END_TEST
+
+START_TEST(test_qpn_base_bad)
+{
+	static const uint32_t bad[] = { 1, 0xfff001, 0xffffff };
+	struct sr_mr_dev *mrd = sr_mr_dev_create(NULL);
+	struct sim_cfg sc = { 0 };
+	struct sim_net *net = sim_create(&sc);
+	struct sr_dev_config cfg = { 0 };
+
+	cfg.link_ops = sim_ops();
+	cfg.link = sim_port(net, 0);
+	cfg.mr = mrd;
+	cfg.gid_count = 1;
+	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cfg.qpn_base = bad[i];
+		ck_assert_ptr_null(sr_dev_create(&cfg));
+	}
+	sim_destroy(net);
+	sr_mr_dev_destroy(mrd);
+}
+END_TEST
+
 static Suite *rc_suite(void)
 {
 	Suite *s = suite_create("transport_rc");
@@ -405,6 +458,8 @@ static Suite *rc_suite(void)
 	tcase_add_test(tc, test_rnr_retry_exhausted);
 	tcase_add_test(tc, test_wire_format);
 	tcase_add_test(tc, test_unacked_window);
+	tcase_add_test(tc, test_qpn_base);
+	tcase_add_test(tc, test_qpn_base_bad);
 	suite_add_tcase(s, tc);
 	return s;
 }
