@@ -44,7 +44,8 @@ static inline enum sr_rx_class sr_rx_classify(const struct sr_pmd_addr *self,
 	case SR_ETHERTYPE_ARP:
 		return SR_RX_ARP;
 	case SR_ETHERTYPE_IPV4:
-		if (!self->has_ipv4 || memcmp(p + f->l3 + 16, self->ipv4, 4)) {
+		if (!self->any_ip &&
+		    (!self->has_ipv4 || memcmp(p + f->l3 + 16, self->ipv4, 4))) {
 			*reason = SR_CTR_DROP_IP;
 			return SR_RX_DROP;
 		}
@@ -52,7 +53,7 @@ static inline enum sr_rx_class sr_rx_classify(const struct sr_pmd_addr *self,
 	case SR_ETHERTYPE_IPV6:
 		if (f->proto == SR_IPPROTO_ICMPV6 && f->l4)
 			return SR_RX_ND;
-		if (!sr_pmd_addr_has_ipv6(self, p + f->l3 + 24)) {
+		if (!self->any_ip && !sr_pmd_addr_has_ipv6(self, p + f->l3 + 24)) {
 			*reason = SR_CTR_DROP_IP;
 			return SR_RX_DROP;
 		}

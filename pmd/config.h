@@ -72,6 +72,14 @@ struct sr_pmd_config {
 	uint8_t ecn;                      /* sent ECN: 0 off, 2 ECT(0), 1 ECT(1) */
 	bool cc;                          /* DCQCN on (docs/congestion.md) */
 	struct sr_dcqcn_params dcqcn;
+	/*
+	 * Set by code, not by keys: a port to a shared device's daemon
+	 * (pmd/sroced) sends every frame to the daemon's MAC gw_mac, and the
+	 * daemon's port towards a client takes UDP/4791 to any address.
+	 */
+	uint8_t gw_mac[6];
+	bool has_gw;                      /* every neighbour is gw_mac */
+	bool any_ip;                      /* RoCEv2 to any destination IP */
 };
 
 /* Defaults for every key (no port, no addresses). */

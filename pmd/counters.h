@@ -77,7 +77,15 @@
 	X(CM_RETRANSMITS, "cm_retransmits")                 \
 	X(CM_TIMEOUTS, "cm_timeouts")                       \
 	X(CM_DROP, "cm_drop")                               \
-	X(GSI_DROP, "gsi_drop")
+	X(GSI_DROP, "gsi_drop")                             \
+	X(SW_TO_NIC, "sw_to_nic")                           \
+	X(SW_TO_CLIENT, "sw_to_client")                     \
+	X(SW_LOCAL, "sw_client_to_client")                  \
+	X(SW_DROP_FORGED, "sw_drop_forged")                 \
+	X(SW_DROP_NO_OWNER, "sw_drop_no_owner")             \
+	X(SW_DROP_NEIGH, "sw_drop_neigh_wait")              \
+	X(SW_DROP_GSI, "sw_drop_qp1")                       \
+	X(SW_DROP_FULL, "sw_drop_full")
 
 /* Per-QP counters (the transport fills a slot per QP). */
 #define SR_QP_COUNTERS(X)                                   \
@@ -105,7 +113,7 @@ enum sr_qp_counter {
 };
 
 #define SR_STATS_MAGIC 0x5354535245434f52ull   /* "ROCERSTS" */
-#define SR_STATS_VERSION 5
+#define SR_STATS_VERSION 6
 #define SR_STATS_QP_SLOTS 256
 
 /*

@@ -98,6 +98,11 @@ int sr_pmd_resolve(struct sr_pmd_dev *dev, const uint8_t ip[16],
 {
 	int rc;
 
+	/* A client of a shared device: the daemon switches every frame. */
+	if (dev->cfg.has_gw) {
+		memcpy(mac, dev->cfg.gw_mac, 6);
+		return 0;
+	}
 	/* One of our own addresses: frames to it loop back (rxtx.c). */
 	for (uint32_t i = 0; i < dev->gids.n; i++) {
 		if (dev->gids.entry[i].valid &&
@@ -158,6 +163,7 @@ static void sr_dev_addresses(struct sr_pmd_dev *dev)
 
 	a->vlan = cfg->vlan;
 	a->vlan_prio = cfg->vlan_prio;
+	a->any_ip = cfg->any_ip;
 	a->has_ipv4 = cfg->has_ipv4;
 	memcpy(a->ipv4, cfg->ipv4, 4);
 	sr_gid_link_local(a->ipv6[0], a->mac);

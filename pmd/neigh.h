@@ -24,6 +24,7 @@ struct sr_pmd_addr {
 	uint8_t ipv4[4];
 	uint32_t n_ipv6;         /* [0] is the link-local address */
 	uint8_t ipv6[SR_ADDR_IPV6_MAX][16];
+	bool any_ip;             /* a switch port: every destination IP */
 };
 
 /* True when ip6 is one of self's IPv6 addresses. */

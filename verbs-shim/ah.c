@@ -115,8 +115,9 @@ int sr_ibv_av_from_attr(struct sr_ibv_rt *rt, const struct ibv_ah_attr *a,
 					  (rt->cfg.vlan & 0xfff));
 	}
 	if (sr_gid_find(&rt->gids, dgid) >= 0) {
-		/* One of our own GIDs: same-device loopback. */
-		memcpy(av->dmac, rt->mac, 6);
+		/* One of our own GIDs: same-device loopback (sroced's: the
+		 * daemon switches it, to this process or another) */
+		memcpy(av->dmac, rt->cfg.has_gw ? rt->cfg.gw_mac : rt->mac, 6);
 		return 0;
 	}
 	rc = sr_ibv_rt_up(rt);

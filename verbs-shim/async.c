@@ -95,6 +95,10 @@ void sr_ibv_async_cb(void *arg, const struct sr_async_event *ev)
 	struct sr_ibv_ctx *ctx = NULL;
 	const void *lib = ev->qp;   /* the union's members share storage */
 
+	if (ev->type == SR_EVENT_DEVICE_FATAL) {   /* every context's */
+		sr_ibv_port_event(rt, IBV_EVENT_DEVICE_FATAL);
+		return;
+	}
 	pthread_mutex_lock(&rt->map_lock);
 	for (unsigned int i = 0; i < rt->map_n; i++) {
 		if (rt->map[i].lib != lib)

@@ -60,7 +60,8 @@ int sroce_resolve(struct ibv_context *context, const uint8_t ip[16],
 		return -EINVAL;
 	rt = sr_ctx(context)->rt;
 	if (sr_gid_find(&rt->gids, ip) >= 0) {
-		memcpy(mac, rt->mac, 6);        /* one of ours: loopback */
+		/* one of ours: loopback (sroced's: through the daemon) */
+		memcpy(mac, rt->cfg.has_gw ? rt->cfg.gw_mac : rt->mac, 6);
 		return 0;
 	}
 	rc = sr_ibv_rt_up(rt);

@@ -5,7 +5,10 @@
  *
  * Devices come from SROCE_CONFIG: one configuration file (pmd/CONFIG.md)
  * per device, several separated by ':', named sroce0, sroce1, ... in that
- * order; with SROCE_CONFIG unset, one device on the default virtual link.
+ * order; with SROCE_CONFIG unset, one device on the default virtual link —
+ * or, when sroced runs (pmd/daemon.h: SROCE_DAEMON), the daemon's devices,
+ * by its names: opening one attaches to the daemon, whose QPN block the
+ * transport uses and whose loss is IBV_EVENT_DEVICE_FATAL.
  * Listing reads nothing and starts nothing.  Opening loads the
  * configuration and builds the GID table and the MR engine; the EAL and
  * the port come up at the first CQ, QP or SRQ (sr_ibv_rt_up), unless the
@@ -21,6 +24,7 @@
 
 #include "cm_host.h"
 #include "core/dev.h"
+#include "daemon.h"
 #include "pmd.h"
 #include "shim.h"
 
@@ -50,6 +54,37 @@ static void sr_ibv_dev_init(struct sr_ibv_dev *d, unsigned int index,
 	pthread_mutex_init(&d->rt.wait_lock, NULL);
 	pthread_mutex_init(&d->rt.map_lock, NULL);
 	d->rt.lock_fd = -1;
+	d->rt.daemon_fd = -1;
+}
+
+/* sroced's devices, by the names it gives them; false: no daemon. */
+static bool sr_ibv_devs_daemon(void)
+{
+	static struct srd_dev_info info[SR_IBV_DEV_MAX];
+	bool required;
+	const char *sock = sr_pmd_daemon_socket(&required);
+	int n;
+
+	if (sock == NULL)
+		return false;
+	n = sr_pmd_daemon_list(sock, info, SR_IBV_DEV_MAX);
+	if (n < 0) {
+		if (required)
+			fprintf(stderr, "sroce: sroced at %s: %s\n", sock,
+				strerror(-n));
+		return required;   /* required: no devices at all */
+	}
+	for (int i = 0; i < n; i++) {
+		struct sr_ibv_dev *d = &sr_devs[i];
+
+		sr_ibv_dev_init(d, (unsigned int)i, "", 0);
+		d->daemon_sock = sock;
+		memcpy(d->ibdev.name, info[i].name, SRD_NAME_MAX);
+		memcpy(d->ibdev.dev_name, info[i].name, SRD_NAME_MAX);
+		memcpy(d->daemon_mac, info[i].mac, 6);
+	}
+	sr_ndevs = (unsigned int)n;
+	return true;
 }
 
 static void sr_ibv_devs_build(void)
@@ -57,6 +92,8 @@ static void sr_ibv_devs_build(void)
 	const char *env = getenv("SROCE_CONFIG");
 	const char *p, *end;
 
+	if (sr_ibv_devs_daemon())
+		return;
 	if (env == NULL || *env == '\0') {
 		sr_ibv_dev_init(&sr_devs[0], 0, "", 0);
 		sr_ndevs = 1;
@@ -127,6 +164,8 @@ __be64 ibv_get_device_guid(struct ibv_device *device)
 	struct sr_ibv_dev *d = sr_ibv_dev_of(device);
 	__be64 guid = 0;
 
+	if (d->daemon_sock != NULL)   /* listing does not attach */
+		return sr_ibv_guid(d->daemon_mac);
 	if (sr_ibv_rt_get(d) == 0) {
 		guid = sr_ibv_guid(d->rt.mac);
 		sr_ibv_rt_put(d);
@@ -141,6 +180,20 @@ static int sr_ibv_cfg_load(struct sr_ibv_dev *d, char *err, size_t errlen)
 {
 	struct sr_ibv_rt *rt = &d->rt;
 
+	if (d->daemon_sock != NULL) {
+		struct sr_pmd_daemon_att att;
+		int rc;
+
+		if (rt->daemon_fd >= 0)      /* attached at an earlier open */
+			return 0;
+		rc = sr_pmd_daemon_attach(d->daemon_sock, d->index, &rt->cfg,
+					  &att, err, errlen);
+		if (rc == 0) {
+			rt->daemon_fd = att.fd;
+			rt->qpn_base = att.qpn_base;
+		}
+		return rc;
+	}
 	if (sr_ndevs <= 1)
 		return sr_pmd_config_load(&rt->cfg, &rt->lock_fd, err, errlen);
 	return sr_pmd_config_load_path(&rt->cfg, d->config_path, &rt->lock_fd,
@@ -151,8 +204,18 @@ static int sr_ibv_dev_poll(void *arg, unsigned int lane, unsigned int nlanes)
 {
 	struct sr_ibv_rt *rt = arg;
 	int work = (int)sr_dev_poll_shard(rt->dev, 64, lane, nlanes);
+	uint64_t now = sr_pmd_now_ns(rt->pmd);
 
-	sr_xstats_poll(&rt->xstats, sr_pmd_now_ns(rt->pmd));
+	sr_xstats_poll(&rt->xstats, now);
+	/* sroced gone: every QP to ERR, IBV_EVENT_DEVICE_FATAL (once) */
+	if (rt->daemon_fd >= 0 && lane == 0 && now >= rt->daemon_check_ns) {
+		rt->daemon_check_ns = now + 10000000;   /* every 10 ms */
+		if (!sr_dev_is_fatal(rt->dev) &&
+		    !sr_pmd_daemon_alive(rt->daemon_fd)) {
+			fprintf(stderr, "sroce: sroced went away: device fatal\n");
+			sr_dev_fatal(rt->dev);
+		}
+	}
 	return work;
 }
 
@@ -203,6 +266,7 @@ int sr_ibv_rt_up(struct sr_ibv_rt *rt)
 		dc.ecn = rt->cfg.ecn;
 		dc.cc = rt->cfg.cc ? &rt->cfg.dcqcn : NULL;
 		dc.trace = sr_xstats_trace_ring(rt->pmd);  /* sroce-stat --trace */
+		dc.qpn_base = rt->qpn_base;                /* sroced's block */
 		__atomic_store_n(&rt->dev, sr_dev_create(&dc), __ATOMIC_RELEASE);
 		if (rt->dev == NULL) {
 			rc = -ENOMEM;

@@ -85,12 +85,18 @@ struct sr_ibv_rt {
 	struct sr_ibv_map_entry *map;
 	unsigned int map_n, map_cap;
 	struct sr_ibv_ctx *ctxs;          /* open contexts, under map_lock */
+	/* A device of sroced's (pmd/daemon.h): the attachment, held open. */
+	int daemon_fd;                    /* -1: the embedded device */
+	uint32_t qpn_base;                /* the daemon's QPN block, or 0 */
+	uint64_t daemon_check_ns;         /* next look at daemon_fd */
 };
 
 struct sr_ibv_dev {
 	struct ibv_device ibdev;          /* what consumers see; first */
 	unsigned int index;
 	char config_path[SR_CONFIG_STR_MAX]; /* "" = the default link */
+	const char *daemon_sock;          /* a device of sroced's, else NULL */
+	uint8_t daemon_mac[6];            /* its MAC, as sroced listed it */
 	struct sr_ibv_rt rt;
 };
 

@@ -74,6 +74,26 @@ void sr_dev_destroy(struct sr_dev *dev)
 	free(dev);
 }
 
+void sr_dev_fatal(struct sr_dev *dev)
+{
+	sr_lock_acquire(&dev->lock);
+	if (dev->fatal) {
+		sr_lock_release(&dev->lock);
+		return;
+	}
+	dev->fatal = true;
+	for (uint32_t i = 0; i < SR_MAX_QP; i++)
+		if (dev->qps[i] != NULL)
+			sr_qp_enter_err(dev->qps[i], SR_EVENT_QP_FATAL);
+	sr_lock_release(&dev->lock);
+	sr_dev_event(dev, SR_EVENT_DEVICE_FATAL, NULL);
+}
+
+bool sr_dev_is_fatal(const struct sr_dev *dev)
+{
+	return __atomic_load_n(&dev->fatal, __ATOMIC_ACQUIRE);
+}
+
 struct sr_qp *sr_dev_qp_lookup(struct sr_dev *dev, uint32_t qpn)
 {
 	if (qpn < dev->qpn_base || qpn - dev->qpn_base >= SR_MAX_QP)

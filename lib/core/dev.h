@@ -56,6 +56,7 @@ struct sr_srq;
 	X(QP_ACCESS_ERR, 3)                                             \
 	X(COMM_EST, 4)                                                  \
 	X(SQ_DRAINED, 5)                                                \
+	X(DEVICE_FATAL, 8)                                              \
 	X(SRQ_ERR, 14)                                                  \
 	X(SRQ_LIMIT_REACHED, 15)                                        \
 	X(QP_LAST_WQE_REACHED, 16)
@@ -110,6 +111,15 @@ struct sr_dev_config {
 struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg);
 /* Every QP, CQ and SRQ must be destroyed first. NULL is accepted. */
 void sr_dev_destroy(struct sr_dev *dev);
+
+/*
+ * The device is lost (a shared device's daemon went away): every QP goes
+ * to ERR (QP_FATAL each; the engine flushes their work requests with
+ * flush errors), then one DEVICE_FATAL event (obj NULL).  Engine only,
+ * once; later calls do nothing.
+ */
+void sr_dev_fatal(struct sr_dev *dev);
+bool sr_dev_is_fatal(const struct sr_dev *dev);
 
 /*
  * Receive a burst of frames (Ethernet first); dev is a struct sr_dev *.

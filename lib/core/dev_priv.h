@@ -29,6 +29,7 @@ struct sr_dev {
 	struct sr_lock lock;           /* slow path and engine runs (lock.h) */
 	struct sr_qp *qps[SR_MAX_QP];  /* by QPN - qpn_base */
 	uint32_t qpn_base;             /* cfg.qpn_base, or SR_QPN_BASE */
+	bool fatal;                    /* sr_dev_fatal() ran */
 	unsigned int nqp, ncq, nsrq;
 	uint32_t next_qpn;
 	uint16_t ip_id;

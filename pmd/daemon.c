@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * daemon.c — a process's side of sroced's control protocol (daemon.h).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+const char *sr_pmd_daemon_socket(bool *required)
+{
+	const char *mode = getenv("SROCE_DAEMON");
+	const char *sock = getenv("SROCE_DAEMON_SOCKET");
+	const char *cfg = getenv("SROCE_CONFIG");
+
+	if (sock == NULL || *sock == '\0')
+		sock = SRD_SOCKET_DEFAULT;
+	*required = false;
+	if (mode == NULL || *mode == '\0') {
+		if (cfg != NULL && *cfg != '\0')
+			return NULL;
+		return access(sock, F_OK) == 0 ? sock : NULL;
+	}
+	if (strcmp(mode, "off") == 0 || strcmp(mode, "0") == 0)
+		return NULL;
+	*required = true;
+	if (strcmp(mode, "on") == 0 || strcmp(mode, "1") == 0)
+		return sock;
+	return mode;
+}
+
+static int sr_daemon_connect(const char *sock)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(sock) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, sock);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		int rc = -errno;
+
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+/* Send a request, wait (5 s at most) for its reply of up to cap bytes. */
+static int sr_daemon_call(int fd, const void *req, size_t len, void *rep,
+			  size_t cap)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	const struct srd_hdr *rq = req;
+	struct srd_hdr *h = rep;
+	uint16_t type;
+	ssize_t n;
+
+	if (send(fd, req, len, MSG_NOSIGNAL) != (ssize_t)len)
+		return -errno;
+	if (poll(&p, 1, 5000) != 1)
+		return -ETIMEDOUT;
+	n = recv(fd, rep, cap, 0);
+	if (n == 0)
+		return -ECONNRESET;
+	if (n < 0)
+		return -errno;
+	if (srd_check(rep, (size_t)n, 1, &type) ||
+	    type != (rq->type | SRD_REPLY))
+		return -EPROTO;
+	return h->status;
+}
+
+static int sr_daemon_hello(int fd, uint32_t *ndevs)
+{
+	struct srd_hello req;
+	struct srd_hello_reply rep;
+	FILE *f = fopen("/proc/self/comm", "r");
+	int rc;
+
+	srd_hdr_init(&req.h, SRD_HELLO, sizeof(req));
+	req.pid = (uint32_t)getpid();
+	if (f != NULL) {
+		if (fgets(req.comm, sizeof(req.comm), f) != NULL)
+			req.comm[strcspn(req.comm, "\n")] = '\0';
+		fclose(f);
+	}
+	req.comm[sizeof(req.comm) - 1] = '\0';
+	rc = sr_daemon_call(fd, &req, sizeof(req), &rep, sizeof(rep));
+	if (rc == 0)
+		*ndevs = rep.ndevs;
+	return rc;
+}
+
+int sr_pmd_daemon_list(const char *sock, struct srd_dev_info *devs,
+		       unsigned int max)
+{
+	uint32_t ndevs = 0;
+	int fd = sr_daemon_connect(sock), rc;
+
+	if (fd < 0)
+		return fd;
+	rc = sr_daemon_hello(fd, &ndevs);
+	for (uint32_t i = 0; rc == 0 && i < ndevs && i < max; i++) {
+		struct srd_dev_req req;
+
+		srd_hdr_init(&req.h, SRD_DEV_INFO, sizeof(req));
+		req.index = i;
+		rc = sr_daemon_call(fd, &req, sizeof(req), &devs[i],
+				    sizeof(devs[i]));
+	}
+	close(fd);
+	if (rc)
+		return rc;
+	return (int)(ndevs < max ? ndevs : max);
+}
+
+/* The channel's configuration from the daemon's answer. */
+static int sr_daemon_cfg(const struct srd_attach_reply *r,
+			 struct sr_pmd_config *cfg, char *err, size_t errlen)
+{
+	const struct srd_dev_info *d = &r->dev;
+	int n;
+
+	sr_pmd_config_init(cfg);
+	n = snprintf(cfg->port, sizeof(cfg->port),
+		     "net_memif_sroced%u,role=client,socket=%s,id=%u,rsize=%u",
+		     r->client_id, r->memif_socket, r->memif_id,
+		     SR_PMD_MEMIF_LOG2_RING);
+	if (n < 0 || (size_t)n >= sizeof(cfg->port)) {
+		snprintf(err, errlen, "sroced: socket path too long");
+		return -EINVAL;
+	}
+	memcpy(cfg->mac, d->mac, 6);
+	cfg->has_mac = true;
+	cfg->has_ipv4 = d->has_ipv4 != 0;
+	memcpy(cfg->ipv4, d->ipv4, 4);
+	cfg->ipv4_prefix = d->ipv4_prefix;
+	cfg->n_ipv6 = d->n_ipv6;
+	for (uint32_t i = 0; i < d->n_ipv6; i++) {
+		memcpy(cfg->ipv6[i], d->ipv6[i], 16);
+		cfg->ipv6_prefix[i] = d->ipv6_prefix[i];
+	}
+	cfg->mtu = d->mtu;
+	memcpy(cfg->gw_mac, r->gw_mac, 6);
+	cfg->has_gw = true;
+	return sr_pmd_config_port_buffers(cfg, err, errlen);
+}
+
+int sr_pmd_daemon_attach(const char *sock, unsigned int index,
+			 struct sr_pmd_config *cfg,
+			 struct sr_pmd_daemon_att *att, char *err,
+			 size_t errlen)
+{
+	struct srd_dev_req req;
+	struct srd_attach_reply *rep;
+	uint32_t ndevs = 0;
+	int fd = sr_daemon_connect(sock), rc;
+
+	if (fd < 0) {
+		snprintf(err, errlen, "sroced at %s: %s", sock, strerror(-fd));
+		return fd;
+	}
+	rep = calloc(1, sizeof(*rep));
+	rc = rep ? sr_daemon_hello(fd, &ndevs) : -ENOMEM;
+	if (rc == 0 && index >= ndevs)
+		rc = -ENODEV;
+	if (rc == 0) {
+		srd_hdr_init(&req.h, SRD_ATTACH, sizeof(req));
+		req.index = index;
+		rc = sr_daemon_call(fd, &req, sizeof(req), rep, sizeof(*rep));
+	}
+	if (rc == 0)
+		rc = sr_daemon_cfg(rep, cfg, err, errlen);
+	else
+		snprintf(err, errlen, "sroced at %s: device %u: %s%s", sock,
+			 index, strerror(-rc),
+			 rc == -EAGAIN ? " (no QPN block free: try again)" : "");
+	if (rc == 0) {
+		att->fd = fd;
+		att->qpn_base = rep->qpn_base;
+		att->client_id = rep->client_id;
+	} else {
+		close(fd);
+	}
+	free(rep);
+	return rc;
+}
+
+bool sr_pmd_daemon_alive(int fd)
+{
+	char c;
+	ssize_t n = recv(fd, &c, 1, MSG_DONTWAIT | MSG_PEEK);
+
+	return n > 0 || (n < 0 && (errno == EAGAIN || errno == EINTR));
+}

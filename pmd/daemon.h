@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * daemon.h — a process's side of sroced (docs/sroced.md): find the daemon,
+ * list its devices, attach to one.  Pure C (no DPDK): what comes back is a
+ * configuration the process opens as usual (its port is its frame channel
+ * to the daemon, a net_memif client) and the block of QP numbers its
+ * transport must use (sr_dev_config.qpn_base).
+ *
+ * SROCE_DAEMON chooses:
+ *   unset  the daemon when SROCE_CONFIG is unset and the daemon answers
+ *          on SROCE_DAEMON_SOCKET (default /run/sroce/sroced.sock), else
+ *          the embedded device;
+ *   off    the embedded device, always;
+ *   on     the daemon (an error when it does not answer);
+ *   PATH   the daemon on that socket (likewise).
+ */
+#ifndef SR_PMD_DAEMON_H
+#define SR_PMD_DAEMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "sroced/proto.h"
+
+/*
+ * The daemon's socket to use, or NULL for the embedded device.  *required
+ * tells whether a daemon that does not answer is an error.
+ */
+const char *sr_pmd_daemon_socket(bool *required);
+
+/*
+ * Ask the daemon for its devices (at most max): name, MAC, addresses.
+ * Returns the count or -errno: -ECONNREFUSED / -ENOENT (no daemon),
+ * -EPROTO (a bad answer).
+ */
+int sr_pmd_daemon_list(const char *sock, struct srd_dev_info *devs,
+		       unsigned int max);
+
+struct sr_pmd_daemon_att {
+	int fd;                /* the control connection: hold it open */
+	uint32_t qpn_base;
+	uint32_t client_id;
+};
+
+/*
+ * Attach to device index: cfg is filled for the frame channel (port,
+ * MAC, addresses, MTU, gateway), att gets the connection and the QPN
+ * block.  0 or -errno with one line in err.
+ */
+int sr_pmd_daemon_attach(const char *sock, unsigned int index,
+			 struct sr_pmd_config *cfg,
+			 struct sr_pmd_daemon_att *att, char *err,
+			 size_t errlen);
+
+/* Is the daemon still there (its end of fd open)?  Never blocks. */
+bool sr_pmd_daemon_alive(int fd);
+
+#endif /* SR_PMD_DAEMON_H */

@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ctl.c — sroced's control socket (sroced.h, proto.h): clients come and
+ * go, each ATTACH opens a frame channel and hands out a QPN block.
+ *
+ * A block of a client that went away is quarantined for quarantine_ns
+ * before it is handed out again, so that late packets for its dead QPs
+ * (retransmissions of its peers) cannot reach a new QP with the same
+ * number; meanwhile they are dropped as sw_drop_no_owner.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "counters.h"
+#include "sroced.h"
+
+static int srd_channel(struct sroced *d, const struct srd_device *dv,
+		       uint32_t id, uint8_t mac[6], struct sr_pmd_dev **out);
+
+int srd_ctl_open(struct sroced *d)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(d->sock_path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, d->sock_path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* a socket file left by a daemon that died is ours to replace */
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		close(fd);
+		return -EADDRINUSE;
+	}
+	unlink(sa.sun_path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    chmod(sa.sun_path, 0660) || listen(fd, 64)) {
+		int rc = -errno;
+
+		close(fd);
+		return rc;
+	}
+	d->listen_fd = fd;
+	/*
+	 * Interface 0 on the clients' socket, never removed: DPDK's memif
+	 * closes a socket with its last interface only at a later event, so
+	 * a socket whose interfaces come and go must never lose its last.
+	 */
+	unlink(d->memif_sock);
+	if (srd_channel(d, &d->dev[0], 0, d->anchor_mac, &d->anchor)) {
+		close(fd);
+		unlink(d->sock_path);
+		d->listen_fd = -1;
+		return -EIO;
+	}
+	return 0;
+}
+
+static void srd_client_drop(struct sroced *d, unsigned int slot,
+			    const char *why)
+{
+	struct srd_client *c = d->client[slot];
+
+	if (c->dev != NULL || d->verbose)   /* not the listing connections */
+		srd_log("client %u (pid %d, %s) %s%s%s", c->id, (int)c->pid, c->comm,
+		why, c->block ? "; QPN block quarantined" : "",
+		c->forged ? "; it sent forged frames" : "");
+	if (c->port != NULL && d->verbose) {   /* what its channel saw */
+		const struct sr_stats_shm *st = sr_pmd_stats(c->port);
+
+		for (unsigned int i = 0; i < SR_CTR_MAX; i++)
+			if (st->dev[i])
+				srd_log("client %u: %s %llu", c->id,
+					sr_stats_dev_name(i),
+					(unsigned long long)st->dev[i]);
+	}
+	if (c->block) {
+		d->block[c->block].owner = NULL;
+		d->block[c->block].free_at_ns = srd_now_ns() + d->quarantine_ns;
+	}
+	/* the channel goes: nothing of it is switched any more */
+	sr_pmd_dev_destroy(c->port);
+	close(c->fd);
+	free(c);
+	d->client[slot] = NULL;
+}
+
+void srd_ctl_close(struct sroced *d)
+{
+	for (unsigned int i = 0; i < SRD_CLIENTS_MAX; i++)
+		if (d->client[i] != NULL)
+			srd_client_drop(d, i, "left: the daemon stops");
+	if (d->listen_fd >= 0) {
+		close(d->listen_fd);
+		unlink(d->sock_path);
+		d->listen_fd = -1;
+	}
+	sr_pmd_dev_destroy(d->anchor);
+	d->anchor = NULL;
+}
+
+/* A block that nobody owns and whose quarantine is over; 0: none. */
+static uint32_t srd_block_take(struct sroced *d, struct srd_client *c)
+{
+	uint64_t now = srd_now_ns();
+
+	for (uint32_t i = 0; i < d->nblocks - 1; i++) {
+		uint32_t b = 1 + (d->next_block + i) % (d->nblocks - 1);
+
+		if (d->block[b].owner == NULL && d->block[b].free_at_ns <= now) {
+			d->block[b].owner = c;
+			d->next_block = b % (d->nblocks - 1);
+			return b;
+		}
+	}
+	return 0;
+}
+
+static int srd_send(int fd, const void *msg, size_t len)
+{
+	return send(fd, msg, len, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -errno;
+}
+
+static int srd_reply_err(int fd, uint16_t type, int status)
+{
+	struct srd_hdr h;
+
+	srd_hdr_init(&h, (uint16_t)(type | SRD_REPLY), sizeof(h));
+	h.status = status;
+	return srd_send(fd, &h, sizeof(h));
+}
+
+/*
+ * A frame channel: a net_memif server interface of ours on the clients'
+ * socket, with id and a locally administered MAC 02:53:44:<id>.
+ */
+static int srd_channel(struct sroced *d, const struct srd_device *dv,
+		       uint32_t id, uint8_t mac[6], struct sr_pmd_dev **out)
+{
+	struct sr_pmd_config cfg;
+	char err[SR_CONFIG_ERR_MAX] = "";
+	int rc;
+
+	sr_pmd_config_init(&cfg);
+	cfg.no_huge = dv->cfg.no_huge;
+	memcpy(cfg.eal, dv->cfg.eal, sizeof(cfg.eal));
+	snprintf(cfg.port, sizeof(cfg.port),
+		 "net_memif_c%u,role=server,socket=%s,id=%u,rsize=%u", id,
+		 d->memif_sock, id, SR_PMD_MEMIF_LOG2_RING);
+	mac[0] = 0x02;
+	mac[1] = 0x53;
+	mac[2] = 0x44;
+	mac[3] = (uint8_t)(id >> 16);
+	mac[4] = (uint8_t)(id >> 8);
+	mac[5] = (uint8_t)id;
+	memcpy(cfg.mac, mac, 6);
+	cfg.has_mac = true;
+	cfg.mtu = dv->info.mtu;
+	cfg.any_ip = true;
+	cfg.mbufs = id ? 2047 : 1023;
+	cfg.rx_desc = 512;
+	cfg.tx_desc = 512;
+	cfg.cc = false;
+	memcpy(cfg.stats_dir, dv->cfg.stats_dir, sizeof(cfg.stats_dir));
+	rc = sr_pmd_config_port_buffers(&cfg, err, sizeof(err));
+	if (rc == 0)
+		rc = sr_pmd_dev_create(&cfg, -1, out, err, sizeof(err));
+	if (rc)
+		srd_log("channel %u: %s", id, err);
+	return rc;
+}
+
+/* The client's frame channel. */
+static int srd_channel_open(struct sroced *d, struct srd_client *c)
+{
+	int rc = srd_channel(d, c->dev, c->id, c->gw_mac, &c->port);
+
+	if (rc == 0)
+		sr_pmd_set_rx_handler(c->port, srd_switch_from_client, c);
+	return rc;
+}
+
+static int srd_attach(struct sroced *d, struct srd_client *c, uint32_t index)
+{
+	struct srd_attach_reply r;
+	int rc;
+
+	if (c->dev != NULL)
+		return srd_reply_err(c->fd, SRD_ATTACH, -EISCONN);
+	if (index >= d->ndevs)
+		return srd_reply_err(c->fd, SRD_ATTACH, -ENODEV);
+	c->dev = &d->dev[index];
+	c->block = srd_block_take(d, c);
+	if (c->block == 0) {
+		srd_log("client %u (pid %d, %s): no QPN block free (all in use or quarantined)",
+			c->id, (int)c->pid, c->comm);
+		c->dev = NULL;
+		return srd_reply_err(c->fd, SRD_ATTACH, -EAGAIN);
+	}
+	rc = srd_channel_open(d, c);
+	if (rc) {
+		d->block[c->block].owner = NULL;
+		c->block = 0;
+		c->dev = NULL;
+		return srd_reply_err(c->fd, SRD_ATTACH, rc);
+	}
+	srd_hdr_init(&r.h, SRD_ATTACH | SRD_REPLY, sizeof(r));
+	r.dev = c->dev->info;
+	snprintf(r.memif_socket, sizeof(r.memif_socket), "%s", d->memif_sock);
+	r.memif_id = c->id;
+	memcpy(r.gw_mac, c->gw_mac, 6);
+	r.qpn_base = c->block << SRD_QPN_SHIFT;
+	r.client_id = c->id;
+	srd_log("client %u (pid %d, %s) attached to %s: QPNs %#x-%#x", c->id,
+		(int)c->pid, c->comm, c->dev->name, r.qpn_base,
+		r.qpn_base + SRD_QPN_BLOCK - 1);
+	return srd_send(c->fd, &r, sizeof(r));
+}
+
+/* One request; -errno closes the connection. */
+static int srd_request(struct sroced *d, struct srd_client *c,
+		       const uint8_t *msg, size_t len)
+{
+	const struct srd_dev_req *req = (const void *)msg;
+	uint16_t type;
+
+	if (srd_check(msg, len, 0, &type)) {
+		srd_log("client %u (pid %d): malformed request (%zu bytes): closing",
+			c->id, (int)c->pid, len);
+		(void)srd_reply_err(c->fd, len >= sizeof(struct srd_hdr) ?
+				    ((const struct srd_hdr *)msg)->type & 0x7fff : 0,
+				    -EPROTO);
+		return -EPROTO;
+	}
+	switch (type) {
+	case SRD_HELLO: {
+		const struct srd_hello *h = (const void *)msg;
+		struct srd_hello_reply r;
+
+		memcpy(c->comm, h->comm, sizeof(c->comm));
+		srd_hdr_init(&r.h, SRD_HELLO | SRD_REPLY, sizeof(r));
+		r.ndevs = d->ndevs;
+		r.client_id = c->id;
+		return srd_send(c->fd, &r, sizeof(r));
+	}
+	case SRD_DEV_INFO:
+		if (req->index >= d->ndevs)
+			return srd_reply_err(c->fd, SRD_DEV_INFO, -ENODEV);
+		return srd_send(c->fd, &d->dev[req->index].info,
+				sizeof(d->dev[req->index].info));
+	case SRD_ATTACH:
+		return srd_attach(d, c, req->index);
+	default:
+		return -EPROTO;
+	}
+}
+
+static void srd_accept(struct sroced *d)
+{
+	struct ucred cred;
+	socklen_t cl = sizeof(cred);
+	struct srd_client *c;
+	unsigned int slot;
+	int fd;
+
+	while ((fd = accept4(d->listen_fd, NULL, NULL,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+		for (slot = 0; slot < SRD_CLIENTS_MAX; slot++)
+			if (d->client[slot] == NULL)
+				break;
+		c = slot < SRD_CLIENTS_MAX ? calloc(1, sizeof(*c)) : NULL;
+		if (c == NULL) {
+			srd_log("refusing a client: %d connected", SRD_CLIENTS_MAX);
+			(void)srd_reply_err(fd, SRD_HELLO, -EUSERS);
+			close(fd);
+			continue;
+		}
+		c->fd = fd;
+		c->id = ++d->next_id;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0) {
+			c->pid = cred.pid;
+			c->uid = cred.uid;
+		}
+		strcpy(c->comm, "?");
+		d->client[slot] = c;
+		if (d->verbose)
+			srd_log("connection %u from pid %d (uid %u)", c->id,
+				(int)c->pid, (unsigned int)c->uid);
+	}
+}
+
+void srd_ctl_poll(struct sroced *d)
+{
+	uint8_t buf[512];
+
+	srd_accept(d);
+	for (unsigned int i = 0; i < SRD_CLIENTS_MAX; i++) {
+		struct srd_client *c = d->client[i];
+		ssize_t n = -1;
+
+		if (c == NULL)
+			continue;
+		while (d->client[i] != NULL &&
+		       (n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT)) != 0) {
+			if (n < 0) {
+				if (errno == EAGAIN || errno == EINTR)
+					break;
+				srd_client_drop(d, i, "left (connection error)");
+				break;
+			}
+			if (srd_request(d, c, buf, (size_t)n) < 0)
+				srd_client_drop(d, i, "was closed: bad request");
+		}
+		if (d->client[i] != NULL && n == 0)
+			srd_client_drop(d, i, c->dev ? "left" : "went away");
+	}
+}

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * main.c — sroced: one sroce device per host, shared by every process
+ * (sroced.h, docs/sroced.md).
+ *
+ *   sroced [--foreground] [--config FILE]... [--socket PATH]
+ *          [--run-dir DIR] [--quarantine-ms MS] [--qpn-blocks N] [--verbose]
+ *
+ * Devices: each --config FILE (pmd/CONFIG.md), else every
+ * /etc/sroce/NAME.conf in name order; named sroce0, sroce1, ... in that
+ * order.  SIGTERM and SIGINT stop it cleanly: clients see their channel
+ * and their control connection close (IBV_EVENT_DEVICE_FATAL).
+ */
+#include <errno.h>
+#include <glob.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gid.h"
+#include "sroced.h"
+
+static volatile sig_atomic_t srd_stop;
+
+static void srd_on_signal(int sig)
+{
+	(void)sig;
+	srd_stop = 1;
+}
+
+void srd_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("sroced: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+uint64_t srd_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* What clients are told of a device, from its port once it is up. */
+static void srd_dev_describe(struct srd_device *dv)
+{
+	const struct sr_gid_table *g = sr_pmd_gids(dv->pmd);
+	struct srd_dev_info *in = &dv->info;
+
+	srd_hdr_init(&in->h, SRD_DEV_INFO | SRD_REPLY, sizeof(*in));
+	snprintf(in->name, sizeof(in->name), "%s", dv->name);
+	sr_pmd_mac(dv->pmd, in->mac);
+	in->mtu = sr_pmd_mtu(dv->pmd);
+	dv->nip = 0;
+	for (uint32_t i = 0; i < g->n && dv->nip < SR_GID_TABLE_MAX; i++) {
+		const uint8_t *gid = g->entry[i].gid;
+		static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
+
+		if (!g->entry[i].valid)
+			continue;
+		memcpy(dv->ip[dv->nip++], gid, 16);
+		if (memcmp(gid, v4, 12) == 0) {
+			memcpy(in->ipv4, gid + 12, 4);
+			in->has_ipv4 = 1;
+			in->ipv4_prefix = dv->cfg.has_ipv4 ? dv->cfg.ipv4_prefix : 32;
+		} else if (!(gid[0] == 0xfe && (gid[1] & 0xc0) == 0x80) &&
+			   in->n_ipv6 < SRD_IPV6_MAX) {
+			memcpy(in->ipv6[in->n_ipv6], gid, 16);
+			in->ipv6_prefix[in->n_ipv6++] = 64;
+		}
+	}
+}
+
+static int srd_dev_open(struct srd_device *dv, unsigned int index,
+			const char *path)
+{
+	char err[SR_CONFIG_ERR_MAX] = "";
+	int rc;
+
+	snprintf(dv->name, sizeof(dv->name), "sroce%u", index);
+	snprintf(dv->path, sizeof(dv->path), "%s", path);
+	sr_pmd_config_init(&dv->cfg);
+	rc = sr_pmd_config_parse_file(&dv->cfg, path, err, sizeof(err));
+	if (rc == 0 && dv->cfg.vlan != 0) {
+		snprintf(err, sizeof(err), "%s: vlan: not supported by sroced yet", path);
+		rc = -EINVAL;
+	}
+	if (rc == 0 && dv->cfg.default_link) {
+		snprintf(err, sizeof(err), "%s: port = default is the embedded link; give sroced a port of its own", path);
+		rc = -EINVAL;
+	}
+	dv->cfg.mode = SR_PMD_MODE_INLINE;   /* this thread progresses it */
+	if (rc == 0)
+		rc = sr_pmd_config_port_buffers(&dv->cfg, err, sizeof(err));
+	if (rc == 0)
+		rc = sr_pmd_dev_create(&dv->cfg, -1, &dv->pmd, err, sizeof(err));
+	if (rc) {
+		srd_log("%s", err);
+		return rc;
+	}
+	srd_dev_describe(dv);
+	sr_pmd_set_rx_handler(dv->pmd, srd_switch_from_port, dv);
+	srd_log("%s: %s, port %s, MTU %u", dv->name, path,
+		dv->cfg.iface[0] ? dv->cfg.iface : dv->cfg.port, dv->info.mtu);
+	return 0;
+}
+
+static void srd_usage(void)
+{
+	fprintf(stderr,
+		"usage: sroced [--foreground] [--config FILE]... [--socket PATH]\n"
+		"              [--run-dir DIR] [--quarantine-ms MS] [--qpn-blocks N] [--verbose]\n");
+}
+
+/*
+ * How long to wait when a round found nothing to do, by how long it has
+ * been idle: yield the CPU for the first 50 ms (a client's next frame
+ * usually comes within microseconds), then sleep 50 us, after a second
+ * 1 ms — an idle daemon costs next to nothing, a busy one adds no sleep.
+ */
+static void srd_idle(uint64_t idle_ns)
+{
+	struct timespec ts = { 0, 0 };
+
+	if (idle_ns < 50000000ull) {
+		sched_yield();
+		return;
+	}
+	ts.tv_nsec = idle_ns < 1000000000ull ? 50000 : 1000000;
+	nanosleep(&ts, NULL);
+}
+
+/* The loop: every port, then the control socket every 64 rounds or when idle. */
+static void srd_run(struct sroced *d)
+{
+	uint64_t idle_since = 0;
+	unsigned int idle = 0, round = 0;
+
+	while (!srd_stop) {
+		int work = 0;
+
+		for (unsigned int i = 0; i < d->ndevs; i++)
+			work += sr_pmd_progress(d->dev[i].pmd);
+		for (unsigned int i = 0; i < SRD_CLIENTS_MAX; i++)
+			if (d->client[i] != NULL && d->client[i]->port != NULL)
+				work += sr_pmd_progress(d->client[i]->port);
+		if (work) {
+			idle = 0;
+		} else if (++idle == 1) {
+			idle_since = srd_now_ns();
+		} else if (idle > 64) {
+			srd_idle(srd_now_ns() - idle_since);
+		}
+		if ((++round & 63) == 0 || idle > 64)
+			srd_ctl_poll(d);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static struct sroced d = { .listen_fd = -1 };
+	const char *configs[SRD_DEVS_MAX];
+	unsigned int nconfigs = 0;
+	bool foreground = false;
+	glob_t gl = { 0 };
+	int rc = 0;
+
+	d.sock_path = getenv("SROCE_DAEMON_SOCKET");
+	if (d.sock_path == NULL || *d.sock_path == '\0')
+		d.sock_path = SRD_SOCKET_DEFAULT;
+	snprintf(d.run_dir, sizeof(d.run_dir), "/run/sroce");
+	d.quarantine_ns = 10000000000ull;
+	d.nblocks = SRD_BLOCKS;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (strcmp(a, "--foreground") == 0) {
+			foreground = true;
+		} else if (strcmp(a, "--verbose") == 0) {
+			d.verbose = true;
+		} else if (v && strcmp(a, "--config") == 0 && nconfigs < SRD_DEVS_MAX) {
+			configs[nconfigs++] = v;
+			i++;
+		} else if (v && strcmp(a, "--socket") == 0) {
+			d.sock_path = v;
+			i++;
+		} else if (v && strcmp(a, "--run-dir") == 0) {
+			snprintf(d.run_dir, sizeof(d.run_dir), "%s", v);
+			i++;
+		} else if (v && strcmp(a, "--quarantine-ms") == 0) {
+			d.quarantine_ns = strtoull(v, NULL, 0) * 1000000ull;
+			i++;
+		} else if (v && strcmp(a, "--qpn-blocks") == 0) {
+			unsigned long n = strtoul(v, NULL, 0);
+
+			if (n < 2 || n > SRD_BLOCKS) {
+				fprintf(stderr, "sroced: --qpn-blocks: 2 .. %u\n", SRD_BLOCKS);
+				return 2;
+			}
+			d.nblocks = (uint32_t)n + 1;   /* block 0 is ours */
+			if (d.nblocks > SRD_BLOCKS)
+				d.nblocks = SRD_BLOCKS;
+			i++;
+		} else {
+			srd_usage();
+			return 2;
+		}
+	}
+	if (nconfigs == 0) {
+		if (glob("/etc/sroce/*.conf", 0, NULL, &gl) == 0)
+			for (size_t i = 0; i < gl.gl_pathc && nconfigs < SRD_DEVS_MAX; i++)
+				configs[nconfigs++] = gl.gl_pathv[i];
+		if (nconfigs == 0) {
+			srd_log("no devices: no --config and no /etc/sroce/*.conf");
+			return 1;
+		}
+	}
+	if (mkdir(d.run_dir, 0755) && errno != EEXIST) {
+		srd_log("%s: %s", d.run_dir, strerror(errno));
+		return 1;
+	}
+	if (strlen(d.run_dir) + sizeof("/clients.sock") > sizeof(d.memif_sock)) {
+		srd_log("--run-dir %s: too long for a socket path", d.run_dir);
+		return 1;
+	}
+	strcpy(d.memif_sock, d.run_dir);
+	strcat(d.memif_sock, "/clients.sock");
+	srd_switch_init(&d);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGTERM, srd_on_signal);
+	signal(SIGINT, srd_on_signal);
+	for (unsigned int i = 0; i < nconfigs && rc == 0; i++) {
+		rc = srd_dev_open(&d.dev[i], i, configs[i]);
+		if (rc == 0)
+			d.ndevs++;
+	}
+	if (rc == 0) {
+		rc = srd_ctl_open(&d);
+		if (rc)
+			srd_log("%s: %s", d.sock_path, strerror(-rc));
+	}
+	if (rc == 0) {
+		srd_log("serving %u device(s) on %s (pid %d)", d.ndevs,
+			d.sock_path, (int)getpid());
+		if (!foreground && daemon(0, 1) != 0)
+			srd_log("cannot go to the background: %s", strerror(errno));
+		srd_run(&d);
+		srd_log("stopping");
+	}
+	srd_ctl_close(&d);
+	for (unsigned int i = 0; i < d.ndevs; i++)
+		sr_pmd_dev_destroy(d.dev[i].pmd);
+	globfree(&gl);
+	return rc ? 1 : 0;
+}

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * proto.h — sroced's control protocol: what a process and the daemon say
+ * on the daemon's unix socket (SOCK_SEQPACKET, one message per packet,
+ * host byte order: both ends are on one host).
+ *
+ * A process connects and says HELLO; the daemon answers with its device
+ * count.  DEV_INFO asks for a device's name, MAC, MTU and addresses.
+ * ATTACH makes the connection a client of one device: the daemon opens a
+ * frame channel for it (a net_memif interface, server side, on the socket
+ * and id in the reply) and hands it a block of QP numbers.  The client
+ * holds the connection open for as long as it uses the device: its close
+ * (exit, kill -9) is how the daemon learns that the client is gone, and
+ * the daemon's close is how the client learns that the device is.
+ *
+ * Every request is checked whole (srd_check) before a field is read: a
+ * wrong size, magic, version or type is answered with -EPROTO and the
+ * connection closed.  Pure C, no DPDK: fuzzed by tests/fuzz.
+ */
+#ifndef SR_SROCED_PROTO_H
+#define SR_SROCED_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SRD_MAGIC    0x44435253u  /* "SRCD" */
+#define SRD_VERSION  1
+#define SRD_SOCKET_DEFAULT "/run/sroce/sroced.sock"
+#define SRD_NAME_MAX 16
+#define SRD_PATH_MAX 108          /* sun_path */
+#define SRD_IPV6_MAX 4
+#define SRD_DEVS_MAX 8
+/* QP numbers: 4096 blocks of 4096; block 0 (QP0, QP1) is the daemon's. */
+#define SRD_QPN_SHIFT 12
+#define SRD_QPN_BLOCK (1u << SRD_QPN_SHIFT)
+#define SRD_BLOCKS    4096u
+
+enum srd_type {
+	SRD_HELLO = 1,
+	SRD_DEV_INFO = 2,
+	SRD_ATTACH = 3,
+	SRD_TYPE_MAX,
+	SRD_REPLY = 0x8000,       /* or'ed into the request's type */
+};
+
+struct srd_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t type;
+	uint32_t len;             /* the whole message */
+	int32_t status;           /* replies: 0 or -errno */
+};
+
+struct srd_hello {
+	struct srd_hdr h;
+	uint32_t pid;
+	char comm[SRD_NAME_MAX];  /* the program, for the daemon's log */
+};
+
+struct srd_hello_reply {
+	struct srd_hdr h;
+	uint32_t ndevs;
+	uint32_t client_id;
+};
+
+struct srd_dev_req {              /* DEV_INFO and ATTACH */
+	struct srd_hdr h;
+	uint32_t index;
+};
+
+struct srd_dev_info {
+	struct srd_hdr h;
+	char name[SRD_NAME_MAX];
+	uint8_t mac[6];
+	uint8_t ipv4[4];
+	uint8_t ipv4_prefix;
+	uint8_t has_ipv4;
+	uint32_t mtu;             /* IP MTU */
+	uint32_t n_ipv6;          /* global addresses; link-local from mac */
+	uint8_t ipv6[SRD_IPV6_MAX][16];
+	uint8_t ipv6_prefix[SRD_IPV6_MAX];
+};
+
+struct srd_attach_reply {
+	struct srd_hdr h;
+	struct srd_dev_info dev;  /* its h unused */
+	char memif_socket[SRD_PATH_MAX];
+	uint32_t memif_id;
+	uint8_t gw_mac[6];        /* the daemon's end of the channel */
+	uint16_t pad;
+	uint32_t qpn_base;        /* QPNs qpn_base .. + SRD_QPN_BLOCK - 1 */
+	uint32_t client_id;
+};
+
+/* Fill a header for a message of type and size. */
+void srd_hdr_init(struct srd_hdr *h, uint16_t type, size_t len);
+
+/*
+ * Check a received message of len bytes whole: 0 and *type set (with
+ * SRD_REPLY when reply), or -EPROTO (short, bad magic / version / type /
+ * size, or a string without its NUL).  reply says which side reads it.
+ */
+int srd_check(const void *msg, size_t len, int reply, uint16_t *type);
+
+#endif /* SR_SROCED_PROTO_H */

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * switch.c — sroced's frame switch (sroced.h).
+ *
+ * The destination QPN's block names the client that owns it: a frame
+ * from the device's port goes to that client's channel.  A frame from a
+ * client is checked first — its source MAC and IP must be the device's,
+ * a UD datagram's source QPN (DETH) must be in the client's block — and
+ * dropped and counted (sw_drop_forged, on the client's channel) when
+ * not.  Then it goes to another client (or the same) when its
+ * destination is the device's own address, else out of the port to the
+ * neighbour's MAC (the device's ARP / ND, or the host's when the port is
+ * the host's NIC).  QP1 (the CM) is the daemon's: not switched yet
+ * (sw_drop_qp1).  Each frame is copied once, into the other side's
+ * buffer.
+ */
+#include <string.h>
+
+#include "counters.h"
+#include "frame.h"
+#include "sroced.h"
+#include "wire/hdr.h"
+
+static struct sroced *srd_sw;
+
+void srd_switch_init(struct sroced *d)
+{
+	srd_sw = d;
+}
+
+/* The frame's IP addresses as GIDs (IPv4 as ::ffff:a.b.c.d). */
+static void srd_ip_gid(const uint8_t *p, const struct sr_frame *f, bool dst,
+		       uint8_t gid[16])
+{
+	if (f->ip_version == 4) {
+		memset(gid, 0, 10);
+		gid[10] = 0xff;
+		gid[11] = 0xff;
+		memcpy(gid + 12, p + f->l3 + (dst ? 16 : 12), 4);
+	} else {
+		memcpy(gid, p + f->l3 + (dst ? 24 : 8), 16);
+	}
+}
+
+static bool srd_is_own(const struct srd_device *dv, const uint8_t gid[16])
+{
+	for (unsigned int i = 0; i < dv->nip; i++)
+		if (memcmp(dv->ip[i], gid, 16) == 0)
+			return true;
+	return false;
+}
+
+static struct srd_client *srd_owner(uint32_t qpn)
+{
+	return srd_sw->block[(qpn >> SRD_QPN_SHIFT) % SRD_BLOCKS].owner;
+}
+
+/* Copy a frame into a port's transmit buffer with new MACs. */
+static bool srd_emit(struct sr_pmd_dev *to, const uint8_t *p, uint32_t len,
+		     const uint8_t dst[6], const uint8_t src[6])
+{
+	const struct sr_link_ops *ops = sr_pmd_link_ops();
+	void *link = sr_pmd_link(to), *cookie;
+	uint8_t *buf = ops->tx_alloc(link, len, &cookie);
+
+	if (buf == NULL) {
+		sr_stats_add(sr_pmd_stats(to), SR_CTR_SW_DROP_FULL, 1);
+		return false;
+	}
+	memcpy(buf, p, len);
+	memcpy(buf, dst, 6);
+	memcpy(buf + 6, src, 6);
+	ops->tx_submit(link, cookie, len);
+	return true;
+}
+
+/* To the client that owns the destination QPN (of this device). */
+static void srd_to_client(struct srd_device *dv, struct sr_pmd_dev *counted,
+			  const uint8_t *p, uint32_t len, uint32_t dqpn,
+			  enum sr_dev_counter ok)
+{
+	struct srd_client *c = srd_owner(dqpn);
+
+	if (dqpn <= 1) {
+		sr_stats_add(sr_pmd_stats(counted), SR_CTR_SW_DROP_GSI, 1);
+		return;
+	}
+	if (c == NULL || c->dev != dv || c->port == NULL) {
+		sr_stats_add(sr_pmd_stats(counted), SR_CTR_SW_DROP_NO_OWNER, 1);
+		return;
+	}
+	if (srd_emit(c->port, p, len, dv->info.mac, c->gw_mac))
+		sr_stats_add(sr_pmd_stats(counted), ok, 1);
+}
+
+void srd_switch_from_port(void *dev_ctx, const struct sr_link_frame *fr,
+			  unsigned int n)
+{
+	struct srd_device *dv = dev_ctx;
+
+	for (unsigned int i = 0; i < n; i++) {
+		const uint8_t *p = fr[i].data;
+		struct sr_frame f;
+
+		/* the port's classifier let only RoCEv2 to us through */
+		if (!sr_frame_layout(p, fr[i].len, &f) || !sr_frame_is_roce(p, &f))
+			continue;
+		srd_to_client(dv, dv->pmd, p, fr[i].len,
+			      sr_bth_dqpn(sr_frame_bth(p, &f)),
+			      SR_CTR_SW_TO_CLIENT);
+	}
+}
+
+/* Is this frame one the client may send?  Its source, its QPN. */
+static bool srd_client_frame_ok(const struct srd_client *c,
+				const uint8_t *p, const struct sr_frame *f)
+{
+	const struct srd_device *dv = c->dev;
+	const struct sr_bth *bth = sr_frame_bth(p, f);
+	uint8_t src[16];
+	uint8_t op = sr_bth_opcode(bth);
+
+	if (f->vlan != 0 || memcmp(p + 6, dv->info.mac, 6) != 0)
+		return false;
+	srd_ip_gid(p, f, false, src);
+	if (!srd_is_own(dv, src))
+		return false;
+	/* UD SEND_ONLY (+IMM): DETH's source QP is named on the wire */
+	if (op == 0x64 || op == 0x65) {
+		const uint8_t *deth = (const uint8_t *)bth + SR_BTH_LEN;
+		uint32_t sqpn;
+
+		if ((uint32_t)f->l4 + 8 + SR_BTH_LEN + 8 > f->l4 + f->l4_len)
+			return false;
+		sqpn = ((uint32_t)deth[5] << 16) | ((uint32_t)deth[6] << 8) |
+		       deth[7];
+		if (sqpn >> SRD_QPN_SHIFT != c->block)
+			return false;
+	}
+	return true;
+}
+
+void srd_switch_from_client(void *client_ctx, const struct sr_link_frame *fr,
+			    unsigned int n)
+{
+	struct srd_client *c = client_ctx;
+	struct srd_device *dv = c->dev;
+
+	if (dv == NULL)
+		return;
+	for (unsigned int i = 0; i < n; i++) {
+		const uint8_t *p = fr[i].data;
+		uint32_t len = fr[i].len;
+		uint8_t dst[16], mac[6];
+		struct sr_frame f;
+		int rc;
+
+		if (!sr_frame_layout(p, len, &f) || !sr_frame_is_roce(p, &f) ||
+		    !srd_client_frame_ok(c, p, &f)) {
+			c->forged++;
+			sr_stats_add(sr_pmd_stats(c->port), SR_CTR_SW_DROP_FORGED, 1);
+			continue;
+		}
+		srd_ip_gid(p, &f, true, dst);
+		if (srd_is_own(dv, dst)) {      /* another process of ours */
+			srd_to_client(dv, c->port, p, len,
+				      sr_bth_dqpn(sr_frame_bth(p, &f)),
+				      SR_CTR_SW_LOCAL);
+			continue;
+		}
+		rc = sr_pmd_resolve(dv->pmd, dst, mac);
+		if (rc) {   /* asked; the transport's retry finds it known */
+			sr_stats_add(sr_pmd_stats(c->port), SR_CTR_SW_DROP_NEIGH, 1);
+			continue;
+		}
+		if (srd_emit(dv->pmd, p, len, mac, dv->info.mac))
+			sr_stats_add(sr_pmd_stats(c->port), SR_CTR_SW_TO_NIC, 1);
+	}
+}
