@@ -80,6 +80,9 @@ struct sr_pmd_config {
 	uint8_t gw_mac[6];
 	bool has_gw;                      /* every neighbour is gw_mac */
 	bool any_ip;                      /* RoCEv2 to any destination IP */
+	int daemon_fd;                    /* with has_gw: the attachment to
+					   * sroced, closed with the device */
+	uint32_t qpn_base;                /* with has_gw: sroced's QPN block */
 };
 
 /* Defaults for every key (no port, no addresses). */

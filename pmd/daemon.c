@@ -186,6 +186,8 @@ int sr_pmd_daemon_attach(const char *sock, unsigned int index,
 			 index, strerror(-rc),
 			 rc == -EAGAIN ? " (no QPN block free: try again)" : "");
 	if (rc == 0) {
+		cfg->daemon_fd = fd;
+		cfg->qpn_base = rep->qpn_base;
 		att->fd = fd;
 		att->qpn_base = rep->qpn_base;
 		att->client_id = rep->client_id;

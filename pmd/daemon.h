@@ -46,8 +46,9 @@ struct sr_pmd_daemon_att {
 
 /*
  * Attach to device index: cfg is filled for the frame channel (port,
- * MAC, addresses, MTU, gateway), att gets the connection and the QPN
- * block.  0 or -errno with one line in err.
+ * MAC, addresses, MTU, gateway, and the attachment: daemon_fd, which the
+ * pmd device made from cfg closes when it goes, and qpn_base), att gets
+ * the same.  0 or -errno with one line in err.
  */
 int sr_pmd_daemon_attach(const char *sock, unsigned int index,
 			 struct sr_pmd_config *cfg,

@@ -13,6 +13,7 @@
 #include <rte_malloc.h>
 
 #include "arp.h"
+#include "daemon.h"
 #include "dev_priv.h"
 #include "hostnic.h"
 #include "nd.h"
@@ -400,7 +401,20 @@ void sr_pmd_dev_destroy(struct sr_pmd_dev *dev)
 	sr_stats_destroy(dev->stats, dev->stats_path);
 	if (dev->lock_fd >= 0)
 		close(dev->lock_fd);
+	if (dev->cfg.has_gw && dev->cfg.daemon_fd >= 0)
+		close(dev->cfg.daemon_fd);     /* detach from sroced */
 	free(dev);
+}
+
+bool sr_pmd_daemon_lost(struct sr_pmd_dev *dev, uint64_t now_ns)
+{
+	if (!dev->cfg.has_gw || dev->daemon_lost || now_ns < dev->daemon_check_ns)
+		return false;
+	dev->daemon_check_ns = now_ns + 10000000;   /* every 10 ms */
+	if (dev->cfg.daemon_fd >= 0 && sr_pmd_daemon_alive(dev->cfg.daemon_fd))
+		return false;
+	dev->daemon_lost = true;
+	return true;
 }
 
 int sr_pmd_open(struct sr_pmd_dev **out)

@@ -96,6 +96,8 @@ struct sr_pmd_dev {
 
 	struct sr_host *host;         /* port = iface:NAME (hostnic.c), else NULL */
 	uint64_t host_next_ns;        /* next look at address changes */
+	uint64_t daemon_check_ns;     /* sroced's device: next look at it */
+	bool daemon_lost;
 	sr_pmd_gid_change_fn gid_cb;
 	void *gid_ctx;
 

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon.h"
 #include "node_priv.h"
 
 #define SR_NODE_BUDGET      64
@@ -28,7 +29,13 @@ static int sr_node_engine_poll(void *ctx, unsigned int lane,
 	unsigned int work = sr_dev_poll_shard(node->dev, node->budget, lane,
 					      nlanes);
 
-	sr_xstats_poll(&node->xstats, sr_pmd_now_ns(node->pmd));
+	uint64_t now = sr_pmd_now_ns(node->pmd);
+
+	sr_xstats_poll(&node->xstats, now);
+	if (lane == 0 && sr_pmd_daemon_lost(node->pmd, now)) {
+		fprintf(stderr, "sroce: sroced went away: device fatal\n");
+		sr_dev_fatal(node->dev);
+	}
 	return (int)work;
 }
 
@@ -90,6 +97,8 @@ static int sr_node_wire(struct sr_node *node,
 		.cc = sr_pmd_config_of(node->pmd)->cc ?
 			&sr_pmd_config_of(node->pmd)->dcqcn : NULL,
 		.trace = sr_xstats_trace_ring(node->pmd),
+		.qpn_base = sr_pmd_config_of(node->pmd)->has_gw ?
+			    sr_pmd_config_of(node->pmd)->qpn_base : 0,
 	};
 	int rc;
 
@@ -171,6 +180,9 @@ int sr_node_create(const struct sr_pmd_config *cfg, int lock_fd,
 	if (rc)
 		goto out_free;
 	lock_fd = -1;                       /* the pmd device holds it now */
+	/* sroced's channel: frames sent before it is up would be lost */
+	if (cfg->has_gw && sr_pmd_link_wait(node->pmd, 10000))
+		fprintf(stderr, "sroce: sroced's frame channel is not up after 10 s\n");
 	rc = sr_node_wire(node, params, err, errlen);
 	if (rc)
 		goto out_free;
@@ -181,6 +193,25 @@ out_free:
 out_close_lock:
 	if (lock_fd >= 0)
 		close(lock_fd);
+	return rc;
+}
+
+/* sroced's first device when the daemon runs (pmd/daemon.h), else the
+ * environment's configuration. */
+static int sr_node_config_load(struct sr_pmd_config *cfg, int *lock_fd,
+			       char *err, size_t errlen)
+{
+	struct sr_pmd_daemon_att att;
+	bool required;
+	const char *sock = sr_pmd_daemon_socket(&required);
+	int rc;
+
+	if (sock == NULL)
+		return sr_pmd_config_load(cfg, lock_fd, err, errlen);
+	*lock_fd = -1;
+	rc = sr_pmd_daemon_attach(sock, 0, cfg, &att, err, errlen);
+	if (rc && !required && (rc == -ECONNREFUSED || rc == -ENOENT))
+		return sr_pmd_config_load(cfg, lock_fd, err, errlen);
 	return rc;
 }
 
@@ -195,7 +226,7 @@ int sr_node_open(const struct sr_node_params *params, struct sr_node **out)
 		fprintf(stderr, "sroce: out of memory\n");
 		return -ENOMEM;
 	}
-	rc = sr_pmd_config_load(cfg, &lock_fd, err, sizeof(err));
+	rc = sr_node_config_load(cfg, &lock_fd, err, sizeof(err));
 	if (rc == 0)
 		rc = sr_node_create(cfg, lock_fd, params, out, err, sizeof(err));
 	else if (lock_fd >= 0)

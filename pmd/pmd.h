@@ -27,6 +27,7 @@
 #ifndef SR_PMD_PMD_H
 #define SR_PMD_PMD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/link.h"
@@ -172,6 +173,15 @@ void sr_pmd_set_gid_change_cb(struct sr_pmd_dev *dev, sr_pmd_gid_change_fn fn,
  * "af_xdp" or "af_packet"; NULL for other ports.
  */
 const char *sr_pmd_host_path(const struct sr_pmd_dev *dev);
+
+/*
+ * A device of sroced's (cfg.has_gw): has the daemon gone away since the
+ * last call?  True once, the first call (from the progress thread, at
+ * most every 10 ms of now_ns, else false) that finds the daemon's end of
+ * the attachment closed; the consumer then fails its transport
+ * (sr_dev_fatal).  Always false for other devices.
+ */
+bool sr_pmd_daemon_lost(struct sr_pmd_dev *dev, uint64_t now_ns);
 
 /* Device facts. */
 const struct sr_gid_table *sr_pmd_gids(const struct sr_pmd_dev *dev);

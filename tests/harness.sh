@@ -13,7 +13,7 @@ cleanup() {
 	done
 	wait 2>/dev/null
 	[ -n "$ns" ] && ip netns del "$ns" 2>/dev/null
-	rm -rf "$tmp"
+	[ -n "${SROCE_KEEP_TMP:-}" ] || rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
 

@@ -188,10 +188,8 @@ static int sr_ibv_cfg_load(struct sr_ibv_dev *d, char *err, size_t errlen)
 			return 0;
 		rc = sr_pmd_daemon_attach(d->daemon_sock, d->index, &rt->cfg,
 					  &att, err, errlen);
-		if (rc == 0) {
-			rt->daemon_fd = att.fd;
-			rt->qpn_base = att.qpn_base;
-		}
+		if (rc == 0)
+			rt->daemon_fd = att.fd;   /* the pmd device closes it */
 		return rc;
 	}
 	if (sr_ndevs <= 1)
@@ -207,14 +205,10 @@ static int sr_ibv_dev_poll(void *arg, unsigned int lane, unsigned int nlanes)
 	uint64_t now = sr_pmd_now_ns(rt->pmd);
 
 	sr_xstats_poll(&rt->xstats, now);
-	/* sroced gone: every QP to ERR, IBV_EVENT_DEVICE_FATAL (once) */
-	if (rt->daemon_fd >= 0 && lane == 0 && now >= rt->daemon_check_ns) {
-		rt->daemon_check_ns = now + 10000000;   /* every 10 ms */
-		if (!sr_dev_is_fatal(rt->dev) &&
-		    !sr_pmd_daemon_alive(rt->daemon_fd)) {
-			fprintf(stderr, "sroce: sroced went away: device fatal\n");
-			sr_dev_fatal(rt->dev);
-		}
+	/* sroced gone: every QP to ERR, IBV_EVENT_DEVICE_FATAL */
+	if (lane == 0 && sr_pmd_daemon_lost(rt->pmd, now)) {
+		fprintf(stderr, "sroce: sroced went away: device fatal\n");
+		sr_dev_fatal(rt->dev);
 	}
 	return work;
 }
@@ -234,6 +228,9 @@ static int sr_ibv_pmd_up(struct sr_ibv_rt *rt)
 		return rc;
 	}
 	rt->lock_fd = -1;            /* the pmd device owns it now */
+	/* sroced's channel: frames sent before it is up would be lost */
+	if (rt->cfg.has_gw && sr_pmd_link_wait(rt->pmd, 10000))
+		fprintf(stderr, "sroce: sroced's frame channel is not up after 10 s\n");
 	/* a host NIC's GIDs follow the interface (port_event.c) */
 	if (sr_pmd_host_path(rt->pmd) != NULL)
 		sr_pmd_set_gid_change_cb(rt->pmd, sr_ibv_gid_changed, rt);
@@ -266,7 +263,7 @@ int sr_ibv_rt_up(struct sr_ibv_rt *rt)
 		dc.ecn = rt->cfg.ecn;
 		dc.cc = rt->cfg.cc ? &rt->cfg.dcqcn : NULL;
 		dc.trace = sr_xstats_trace_ring(rt->pmd);  /* sroce-stat --trace */
-		dc.qpn_base = rt->qpn_base;                /* sroced's block */
+		dc.qpn_base = rt->cfg.has_gw ? rt->cfg.qpn_base : 0; /* sroced's */
 		__atomic_store_n(&rt->dev, sr_dev_create(&dc), __ATOMIC_RELEASE);
 		if (rt->dev == NULL) {
 			rc = -ENOMEM;

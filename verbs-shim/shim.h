@@ -87,8 +87,6 @@ struct sr_ibv_rt {
 	struct sr_ibv_ctx *ctxs;          /* open contexts, under map_lock */
 	/* A device of sroced's (pmd/daemon.h): the attachment, held open. */
 	int daemon_fd;                    /* -1: the embedded device */
-	uint32_t qpn_base;                /* the daemon's QPN block, or 0 */
-	uint64_t daemon_check_ns;         /* next look at daemon_fd */
 };
 
 struct sr_ibv_dev {

@@ -235,9 +235,7 @@ static int srd_request(struct sroced *d, struct srd_client *c,
 	if (srd_check(msg, len, 0, &type)) {
 		srd_log("client %u (pid %d): malformed request (%zu bytes): closing",
 			c->id, (int)c->pid, len);
-		(void)srd_reply_err(c->fd, len >= sizeof(struct srd_hdr) ?
-				    ((const struct srd_hdr *)msg)->type & 0x7fff : 0,
-				    -EPROTO);
+		(void)srd_reply_err(c->fd, SRD_UNKNOWN, -EPROTO);
 		return -EPROTO;
 	}
 	switch (type) {

@@ -62,13 +62,13 @@ int srd_check(const void *msg, size_t len, int reply, uint16_t *type)
 	} else if (h->status != 0) {
 		return -EPROTO;
 	}
-	if (t == 0 || t >= SRD_TYPE_MAX)
+	/* an error reply is a bare header; type 0 answers an unknown one */
+	if (reply && h->status < 0 && len == sizeof(*h) && t < SRD_TYPE_MAX)
+		goto ok;
+	if (t == 0 || t >= SRD_TYPE_MAX || len != srd_size(t, reply) ||
+	    h->status != 0)
 		return -EPROTO;
-	/* an error reply is a bare header */
-	if (!(reply && h->status != 0 && len == sizeof(*h)) &&
-	    len != srd_size(t, reply))
-		return -EPROTO;
-	if (reply && h->status == 0) {
+	if (reply) {
 		if (t == SRD_DEV_INFO && !srd_dev_info_ok(msg))
 			return -EPROTO;
 		if (t == SRD_ATTACH) {
@@ -86,6 +86,7 @@ int srd_check(const void *msg, size_t len, int reply, uint16_t *type)
 	if (!reply && t == SRD_HELLO &&
 	    !srd_str_ok(((const struct srd_hello *)msg)->comm, SRD_NAME_MAX))
 		return -EPROTO;
+ok:
 	*type = h->type;
 	return 0;
 }

@@ -36,6 +36,7 @@
 #define SRD_BLOCKS    4096u
 
 enum srd_type {
+	SRD_UNKNOWN = 0,          /* error replies to a request of no type */
 	SRD_HELLO = 1,
 	SRD_DEV_INFO = 2,
 	SRD_ATTACH = 3,

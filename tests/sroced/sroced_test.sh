@@ -1,0 +1,266 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# sroced_test.sh SCENARIO BUILD_DIR — the shared device (docs/sroced.md).
+#
+# Two "hosts" in one network namespace of the test's own: a veth pair
+# sa <-> sb, sroced A on sa (10.9.0.1) and sroced B on sb (10.9.0.2), each
+# with its control socket and run folder in a private folder (never the
+# default /run/sroce).  Clients are Debian's programs on the drop-in
+# libibverbs (LD_LIBRARY_PATH), choosing a daemon with SROCE_DAEMON=SOCKET;
+# TCP for their exchanges on 127.0.0.1 of the namespace.
+#   loopback     two processes through one daemon (rc, ud, srq pingpong
+#                with data checks): the device's own address, no NIC
+#   two_hosts    8 client processes per host at once: ib_write_bw,
+#                ib_read_bw, ib_send_bw, rc/uc/ud pingpong with -c
+#   kill_client  kill -9 of a client mid-transfer: its peer gets an error
+#                completion, another pair and both daemons carry on
+#   quarantine   a dead client's QPN block is not handed out until its
+#                quarantine ends, then it is (--qpn-blocks 2)
+#   kill_daemon  kill -9 of the daemon: the client sees DEVICE_FATAL and
+#                flushed receives; a new daemon serves new clients
+#   forge        a client writes forged frames into its channel: dropped
+#                and counted, the victim QP untouched
+#   ctl_fuzz     hostile control messages; the daemon serves on
+#   demo         the two-node demo (examples/two_node) as clients
+set -u
+scen=$1
+build=$2
+tmp=$(mktemp -d /tmp/sroce-sroced.XXXXXX)
+. "$(dirname "$0")/../harness.sh"
+
+ns=srd$$
+ip netns add "$ns" || fail "ip netns add"
+ip -n "$ns" link set lo up
+sr_veth_pair "$ns" sa sb || fail "veth"
+export LD_LIBRARY_PATH=$build/verbs-shim
+unset SROCE_CONFIG SROCE_NODE SROCE_DAEMON_SOCKET
+sroced=$build/pmd/sroced
+N="ip netns exec $ns"
+
+# daemon NAME IFACE IP [OPTIONS...]: start sroced NAME, wait until it serves
+daemon() {
+	name=$1 ifc=$2 ip=$3
+	shift 3
+	conf "$name" "port = net_af_packet0,iface=$ifc" \
+		"mac = 02:00:0a:09:00:${ip##*.}" "ipv4 = $ip/24" \
+		"stats_dir = $tmp"
+	_before=$(grep -c "serving" "$tmp/$name.log" 2>/dev/null)
+	$N env -u LD_LIBRARY_PATH "$sroced" --foreground --verbose --config "$tmp/$name.conf" \
+		--socket "$tmp/$name.sock" --run-dir "$tmp/$name.run" "$@" \
+		>> "$tmp/$name.log" 2>&1 &
+	eval "dpid_$name=$!"
+	pids="$pids $!"
+	for _i in $(seq 100); do
+		[ "$(grep -c "serving" "$tmp/$name.log")" -gt "${_before:-0}" ] &&
+			return 0
+		sleep 0.1
+	done
+	fail "sroced $name did not start"
+}
+
+# on NAME CMD...: run a client of daemon NAME
+on() {
+	name=$1
+	shift
+	$N env SROCE_DAEMON="$tmp/$name.sock" "$@"
+}
+
+port=18600
+# pair KIND SRV_DAEMON CLI_DAEMON SERVER_IP LOG PROG ARGS...: server and
+# client in the background; the caller waits for the pids in $pair_pids
+pair_pids=""
+pair() {
+	kind=$1 sd=$2 cd=$3 log=$4 prog=$5
+	shift 5
+	port=$((port + 1))
+	# no function in between: $! is timeout, which passes a kill on
+	$N env SROCE_DAEMON="$tmp/$sd.sock" timeout 120 "$prog" "$@" -p "$port" \
+		> "$tmp/$log.server.log" 2>&1 &
+	pair_pids="$pair_pids $!"
+	sleep 0.3
+	$N env SROCE_DAEMON="$tmp/$cd.sock" timeout 120 "$prog" "$@" -p "$port" 127.0.0.1 \
+		> "$tmp/$log.client.log" 2>&1 &
+	pair_pids="$pair_pids $!"
+	pids="$pids $pair_pids"
+}
+
+wait_pairs() {
+	rc=0
+	for p in $pair_pids; do
+		wait "$p" || rc=1
+	done
+	pair_pids=""
+	return $rc
+}
+
+# passed LOG KIND: the client's log shows a good run
+passed() {
+	case $2 in
+	pingpong) grep -q "iters in" "$tmp/$1.client.log" &&
+		  grep -q "iters in" "$tmp/$1.server.log" ;;
+	perftest) grep -Eq '^ *[0-9]+ +[0-9]+ ' "$tmp/$1.client.log" ;;
+	esac
+}
+
+# counter NAME CLIENT_COMM COUNTER: the value the daemon logged for the
+# channel of the (last) client of that program that left
+counter() {
+	comm=$(printf %.15s "$2")      # the kernel's comm: 15 characters
+	id=$(sed -n "s/.*client \([0-9]*\) (pid [0-9]*, $comm) attached.*/\1/p" \
+		"$tmp/$1.log" | tail -1)
+	[ -n "$id" ] || { echo 0; return; }
+	v=$(sed -n "s/^sroced: client $id: $3 \([0-9]*\)$/\1/p" "$tmp/$1.log" | tail -1)
+	echo "${v:-0}"
+}
+
+case $scen in
+loopback)
+	daemon a sa 10.9.0.1
+	pair pingpong a a rc ibv_rc_pingpong -g 1 -n 200 -c
+	wait_pairs && passed rc pingpong || fail "rc pingpong through one daemon"
+	pair pingpong a a ud ibv_ud_pingpong -g 1 -n 200 -c
+	wait_pairs && passed ud pingpong || fail "ud pingpong through one daemon"
+	pair pingpong a a srq ibv_srq_pingpong -g 1 -n 200 -c
+	wait_pairs && passed srq pingpong || fail "srq pingpong through one daemon"
+	sleep 0.5
+	n=$(counter a ibv_srq_pingpong sw_client_to_client)
+	[ "$n" -gt 0 ] || fail "no frame switched client to client ($n)"
+	n=$(counter a ibv_srq_pingpong sw_to_nic)
+	[ "$n" -eq 0 ] || fail "$n loopback frames went to the NIC"
+	grep -q "left; QPN block quarantined" "$tmp/a.log" || fail "no leave line"
+	echo "PASS: rc, ud and srq pingpong through one daemon"
+	;;
+two_hosts)
+	daemon a sa 10.9.0.1
+	daemon b sb 10.9.0.2
+	pair perftest b a wbw ib_write_bw -x 1 -s 65536 -n 500
+	pair perftest a b rbw ib_read_bw -x 1 -s 65536 -n 300
+	pair perftest b a sbw ib_send_bw -x 1 -s 4096 -n 500
+	pair perftest a b wlat ib_write_lat -x 1 -n 200
+	pair pingpong b a rc ibv_rc_pingpong -g 1 -n 300 -c
+	pair pingpong a b uc ibv_uc_pingpong -g 1 -n 300 -c
+	pair pingpong b a ud ibv_ud_pingpong -g 1 -n 300 -c
+	pair pingpong a b srq ibv_srq_pingpong -g 1 -n 300 -c
+	wait_pairs || fail "a client failed (8 per host at once)"
+	for t in wbw:perftest rbw:perftest sbw:perftest wlat:perftest \
+		 rc:pingpong uc:pingpong ud:pingpong srq:pingpong; do
+		passed "${t%%:*}" "${t##*:}" || fail "${t%%:*}: no result"
+	done
+	n=$(grep -c "attached to sroce0" "$tmp/a.log")
+	[ "$n" -ge 8 ] || fail "daemon a served $n clients, want 8"
+	echo "PASS: 8 pairs across two daemons at once"
+	;;
+kill_client)
+	daemon a sa 10.9.0.1
+	daemon b sb 10.9.0.2
+	# the victim pair by hand: $! must be the server program itself
+	$N env SROCE_DAEMON="$tmp/a.sock" ib_write_bw -x 1 -s 65536 -D 20 -p 18690 > "$tmp/victim.server.log" 2>&1 &
+	victim_srv=$!
+	sleep 0.3
+	$N env SROCE_DAEMON="$tmp/b.sock" timeout 60 ib_write_bw -x 1 -s 65536 -D 20 -p 18690 127.0.0.1 > "$tmp/victim.client.log" 2>&1 &
+	victim_cli=$!
+	pids="$pids $victim_srv $victim_cli"
+	pair pingpong b a other ibv_rc_pingpong -g 1 -n 3000 -c
+	sleep 3
+	# the server side (its QP is the WRITEs' target) dies
+	kill -9 "$victim_srv"
+	t0=$(date +%s)
+	wait "$victim_cli" && fail "the dead client's peer exited 0"
+	grep -Eqi "completion with error|error" "$tmp/victim.client.log" ||
+		fail "the peer saw no error completion"
+	echo "peer error after $(( $(date +%s) - t0 )) s: $(grep -i error "$tmp/victim.client.log" | head -1)"
+	wait_pairs && passed other pingpong || fail "the other pair failed"
+	kill -0 "$dpid_a" && kill -0 "$dpid_b" || fail "a daemon died"
+	grep -q "ib_write_bw) left" "$tmp/a.log" || fail "daemon a did not see the client go"
+	echo "PASS: kill -9 of a client: peer error, the rest carries on"
+	;;
+quarantine)
+	daemon a sa 10.9.0.1 --qpn-blocks 2 --quarantine-ms 3000
+	# two holders: each opens the device and waits for a client on TCP
+	# (no function, no timeout: $! is the program itself)
+	$N env SROCE_DAEMON="$tmp/a.sock" ibv_rc_pingpong -g 1 -p 18701 > "$tmp/h1.log" 2>&1 &
+	h1=$!
+	pids="$pids $h1"
+	sleep 1
+	$N env SROCE_DAEMON="$tmp/a.sock" ibv_rc_pingpong -g 1 -p 18702 > "$tmp/h2.log" 2>&1 &
+	pids="$pids $!"
+	sleep 1
+	grep -q "QPNs 0x1000-0x1fff" "$tmp/a.log" && grep -q "QPNs 0x2000-0x2fff" "$tmp/a.log" ||
+		fail "the holders did not get blocks 1 and 2"
+	kill -9 "$h1"
+	sleep 0.3
+	on a ibv_devinfo > "$tmp/d1.log" 2>&1 &&
+		fail "a block was handed out during the quarantine"
+	grep -q "no QPN block free" "$tmp/a.log" || fail "no refusal logged"
+	ok=0
+	for _i in $(seq 100); do
+		if on a ibv_devinfo > "$tmp/d2.log" 2>&1; then ok=1; break; fi
+		sleep 0.1
+	done
+	[ $ok = 1 ] || fail "the block never came back"
+	[ "$(grep -c "QPNs 0x1000-0x1fff" "$tmp/a.log")" -ge 2 ] ||
+		fail "the dead client's block was not the one reused"
+	echo "PASS: QPN block quarantined, then reused"
+	;;
+kill_daemon)
+	daemon a sa 10.9.0.1
+	$N env SROCE_DAEMON="$tmp/a.sock" timeout 60 "$build/tests/sroced/srd_fatal" "$tmp/dead" > "$tmp/fatal.log" 2>&1 &
+	fp=$!
+	pids="$pids $fp"
+	for _i in $(seq 100); do
+		grep -q "ready" "$tmp/fatal.log" && break
+		sleep 0.1
+	done
+	grep -q "ready" "$tmp/fatal.log" || fail "the client did not get ready"
+	kill -9 "$dpid_a"
+	touch "$tmp/dead"
+	wait "$fp" || fail "the client did not see the device go"
+	cat "$tmp/fatal.log"
+	daemon a sa 10.9.0.1
+	pair pingpong a a rc ibv_rc_pingpong -g 1 -n 100 -c
+	wait_pairs && passed rc pingpong || fail "the new daemon does not serve"
+	echo "PASS: daemon killed: DEVICE_FATAL and flushes; a new daemon serves"
+	;;
+forge)
+	daemon a sa 10.9.0.1
+	# the victim: a UD QP of the first client, QPN 0x1000
+	$N env SROCE_DAEMON="$tmp/a.sock" timeout 60 ibv_ud_pingpong -g 1 -n 100 -c -p 18711 > "$tmp/v.server.log" 2>&1 &
+	vs=$!
+	pids="$pids $vs"
+	sleep 1
+	grep -q "QPNs 0x1000-0x1fff" "$tmp/a.log" || fail "the victim is not in block 1"
+	on a env -u LD_LIBRARY_PATH "$build/tests/sroced/srd_forge" 0x1000 > "$tmp/forge.log" 2>&1 ||
+		fail "the forger's good frame did not come back"
+	sleep 0.5
+	n=$(counter a srd_forge sw_drop_forged)
+	[ "$n" -eq 3 ] || fail "forged frames dropped: $n, want 3"
+	n=$(counter a srd_forge sw_client_to_client)
+	[ "$n" -eq 1 ] || fail "good frames switched: $n, want 1"
+	on a timeout 60 ibv_ud_pingpong -g 1 -n 100 -c -p 18711 127.0.0.1 > "$tmp/v.client.log" 2>&1 ||
+		fail "the victim's exchange failed after the forgery"
+	wait "$vs" || fail "the victim failed"
+	echo "PASS: 3 forged frames dropped and counted, the victim untouched"
+	;;
+ctl_fuzz)
+	daemon a sa 10.9.0.1
+	$N "$build/tests/sroced/srd_ctl_fuzz" "$tmp/a.sock" 3000 > "$tmp/fuzz.log" 2>&1 ||
+		fail "ctl_fuzz"
+	cat "$tmp/fuzz.log"
+	kill -0 "$dpid_a" || fail "the daemon died"
+	pair pingpong a a rc ibv_rc_pingpong -g 1 -n 100 -c
+	wait_pairs && passed rc pingpong || fail "no service after the fuzz"
+	echo "PASS: hostile control messages refused, service goes on"
+	;;
+demo)
+	daemon a sa 10.9.0.1
+	on a env -u LD_LIBRARY_PATH timeout 120 "$build/examples/two_node/sroce-demo" > "$tmp/demo.log" 2>&1 ||
+		fail "sroce-demo through the daemon"
+	tail -5 "$tmp/demo.log"
+	[ "$(grep -c "sroce-demo) attached" "$tmp/a.log")" -eq 2 ] ||
+		fail "the demo's two nodes did not both attach"
+	echo "PASS: the two-node demo through sroced"
+	;;
+*)
+	fail "unknown scenario $scen" ;;
+esac
+exit 0
