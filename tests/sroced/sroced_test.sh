@@ -77,7 +77,11 @@ pair() {
 	$N env SROCE_DAEMON="$tmp/$sd.sock" timeout 120 "$prog" "$@" -p "$port" \
 		> "$tmp/$log.server.log" 2>&1 &
 	pair_pids="$pair_pids $!"
-	sleep 0.3
+	# the client connects once: wait until the server listens
+	for _i in $(seq 300); do
+		$N ss -ltnH "sport = :$port" | grep -q . && break
+		sleep 0.1
+	done
 	$N env SROCE_DAEMON="$tmp/$cd.sock" timeout 120 "$prog" "$@" -p "$port" 127.0.0.1 \
 		> "$tmp/$log.client.log" 2>&1 &
 	pair_pids="$pair_pids $!"
@@ -156,7 +160,10 @@ kill_client)
 	# the victim pair by hand: $! must be the server program itself
 	$N env SROCE_DAEMON="$tmp/a.sock" ib_write_bw -x 1 -s 65536 -D 20 -p 18690 > "$tmp/victim.server.log" 2>&1 &
 	victim_srv=$!
-	sleep 0.3
+	for _i in $(seq 300); do
+		$N ss -ltnH "sport = :18690" | grep -q . && break
+		sleep 0.1
+	done
 	$N env SROCE_DAEMON="$tmp/b.sock" timeout 60 ib_write_bw -x 1 -s 65536 -D 20 -p 18690 127.0.0.1 > "$tmp/victim.client.log" 2>&1 &
 	victim_cli=$!
 	pids="$pids $victim_srv $victim_cli"
