@@ -1,0 +1,164 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# sroced_bench.sh BUILD_DIR OUT_DIR [RUNS] — the shared device against the
+# embedded one on the same link (docs/sroced.md).  Two "hosts" on a veth
+# pair in a namespace made and deleted here; per run (RUNS, default 3,
+# the two modes alternating so both sample the same stretch of a shared
+# machine), Debian's perftest on the drop-in, server on host A, client on
+# host B:
+#   embedded  each process its own device: net_af_packet on its veth end
+#   sroced    a daemon per host on that veth end, the processes its clients
+# Figures: ib_write_bw 64 B (msg/s) and 64 KiB (Gbit/s), ib_write_lat
+# 64 B (typical us); then through the daemons, the aggregate ib_write_bw
+# 64 KiB of 1, 2, 4 and 8 client pairs at once.  Raw outputs in
+# OUT_DIR/sroced/, min / median / max as a Markdown table on stdout (and
+# OUT_DIR/sroced/table.md).  Figures only: nothing is asserted.
+set -u
+build=$1
+out=$2/sroced
+runs=${3:-3}
+shim=$build/verbs-shim
+tag=$(( $$ % 10000 ))
+ns=sroce-sb-$tag
+tmp=$(mktemp -d /tmp/sroce-sroced-bench.XXXXXX)
+dpids=""
+cleanup() {
+	for p in $dpids; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	ip netns del $ns 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+command -v ib_write_bw >/dev/null || { echo "SKIP: no perftest"; exit 77; }
+. "$(dirname "$0")/../../scripts/veth.sh"
+rm -rf "$out"
+mkdir -p "$out"
+ip netns add $ns || exit 1
+ip -n $ns link set lo up
+sr_veth_pair $ns sa sb || exit 1
+N="ip netns exec $ns"
+for h in a b; do
+	ifc=s$h
+	ip=10.9.0.1
+	[ $h = b ] && ip=10.9.0.2
+	printf '%s\n' "port = net_af_packet0,iface=$ifc" \
+		"mac = 02:00:0a:09:00:${ip##*.}" "ipv4 = $ip/24" \
+		"run_dir = $tmp/run-$h" "stats_dir = $tmp" > "$tmp/$h.conf"
+done
+
+daemons_up() {
+	for h in a b; do
+		$N "$build/pmd/sroced" --foreground --config "$tmp/$h.conf" \
+			--socket "$tmp/$h.sock" --run-dir "$tmp/$h.run" \
+			> "$tmp/$h.log" 2>&1 &
+		dpids="$dpids $!"
+	done
+	for _i in $(seq 100); do
+		grep -q serving "$tmp/a.log" 2>/dev/null &&
+			grep -q serving "$tmp/b.log" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "sroced did not start"; exit 1
+}
+daemons_down() {
+	for p in $dpids; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	dpids=""
+}
+
+# env_of MODE HOST: how a process of that host finds its device
+env_of() {
+	if [ "$1" = sroced ]; then
+		echo "SROCE_DAEMON=$tmp/$2.sock"
+	else
+		echo "SROCE_DAEMON=off SROCE_CONFIG=$tmp/$2.conf"
+	fi
+}
+
+port=19000
+# pt MODE PORT FILE PROGRAM ARGS...: server on A, client on B
+pt() {
+	mode=$1 pport=$2 f=$3
+	shift 3
+	$N env $(env_of "$mode" a) LD_LIBRARY_PATH=$shim timeout 60 "$@" -x 1 \
+		-p $pport > "$f.server" 2>&1 &
+	s=$!
+	for _i in $(seq 200); do
+		$N ss -ltnH "sport = :$pport" | grep -q . && break
+		sleep 0.05
+	done
+	$N env $(env_of "$mode" b) LD_LIBRARY_PATH=$shim timeout 60 "$@" -x 1 \
+		-p $pport 127.0.0.1 > "$f" 2>&1 || true
+	wait $s
+}
+
+for r in $(seq "$runs"); do
+	for mode in embedded sroced; do
+		printf '[%s] %s run %s (load %s)\n' "$(date +%H:%M:%S)" $mode $r \
+			"$(cut -d' ' -f1 /proc/loadavg)"
+		[ $mode = sroced ] && daemons_up
+		port=$((port + 20))
+		pt $mode $((port + 1)) "$out/bw64-$mode.$r.txt" ib_write_bw -s 64 -D 2
+		pt $mode $((port + 2)) "$out/bw64k-$mode.$r.txt" ib_write_bw -s 65536 -D 2 --report_gbits
+		pt $mode $((port + 3)) "$out/lat-$mode.$r.txt" ib_write_lat -s 64 -n 5000
+		if [ $mode = sroced ]; then
+			for n in 1 2 4 8; do
+				i=0
+				while [ $i -lt $n ]; do
+					pt sroced $((port + 4 + i)) "$out/agg$n-$i.$r.txt" \
+						ib_write_bw -s 65536 -D 3 --report_gbits &
+					i=$((i + 1))
+				done
+				wait
+			done
+			daemons_down
+		fi
+	done
+done
+
+python3 - "$out" "$runs" <<'PY' | tee "$out/table.md"
+import re, statistics, sys
+out, runs = sys.argv[1], int(sys.argv[2])
+
+def perftest(f, col):
+    try:
+        with open(f, errors='replace') as fh:
+            for line in fh:
+                t = line.split()
+                if len(t) > col and re.fullmatch(r'\d+', t[0]) and \
+                        re.fullmatch(r'\d+', t[1]):
+                    return float(t[col])
+    except OSError:
+        pass
+    return None
+
+def spread(vals, fmt):
+    v = [x for x in vals if x is not None]
+    if not v:
+        return 'n/a'
+    return '%s / %s / %s' % (fmt % min(v), fmt % statistics.median(v), fmt % max(v))
+
+print('| figure (min / median / max of %d runs) | embedded | through sroced | sroced / embedded (medians) |' % runs)
+print('|---|---|---|---|')
+rows = [('WRITE 64 B, msg/s', 'bw64', 4, 1e6, '%.0f'),
+        ('WRITE 64 KiB, Gbit/s', 'bw64k', 3, 1, '%.2f'),
+        ('WRITE 64 B latency, typical us', 'lat', 4, 1, '%.2f')]
+for name, key, col, mult, fmt in rows:
+    e = [perftest('%s/%s-embedded.%d.txt' % (out, key, r), col) for r in range(1, runs + 1)]
+    s = [perftest('%s/%s-sroced.%d.txt' % (out, key, r), col) for r in range(1, runs + 1)]
+    e = [x * mult if x is not None else None for x in e]
+    s = [x * mult if x is not None else None for x in s]
+    ev = [x for x in e if x is not None]
+    sv = [x for x in s if x is not None]
+    ratio = '%.0f %%' % (100 * statistics.median(sv) / statistics.median(ev)) if ev and sv else 'n/a'
+    print('| %s | %s | %s | %s |' % (name, spread(e, fmt), spread(s, fmt), ratio))
+print()
+print('| client pairs through sroced at once | aggregate WRITE 64 KiB, Gbit/s (min / median / max) |')
+print('|---|---|')
+for n in (1, 2, 4, 8):
+    agg = []
+    for r in range(1, runs + 1):
+        v = [perftest('%s/agg%d-%d.%d.txt' % (out, n, i, r), 3) for i in range(n)]
+        agg.append(sum(x for x in v if x is not None) if any(x is not None for x in v) else None)
+    print('| %d | %s |' % (n, spread(agg, '%.2f')))
+PY
