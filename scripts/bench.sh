@@ -140,6 +140,13 @@ step "host NIC: AF_XDP vs af_packet on veth (load $(load))"
 sh bench/suite/hostnic_bench.sh "$build" "$raw" "$rep" > "$raw/hostnic.txt" 2>&1 ||
 	echo "sroce: host NIC benchmark failed (see $raw/hostnic.txt)"
 
+# ---- 2c. the shared device: through sroced vs embedded on the same veth,
+# and 1-8 client pairs at once ($rep runs; raw/sroced/table.md,
+# docs/sroced.md) ----
+step "sroced: through the daemon vs embedded (load $(load))"
+sh bench/suite/sroced_bench.sh "$build" "$raw" "$rep" > "$raw/sroced.txt" 2>&1 ||
+	echo "sroce: sroced benchmark failed (see $raw/sroced.txt)"
+
 link_memif $((rep + 1)) $((2 * rep))
 
 # ---- 3. progress modes ----

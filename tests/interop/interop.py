@@ -220,6 +220,17 @@ def scenarios():
         ['-g', '1', '-c', '-n', '50', '-s', '1024'], 'pingpong',
         mode='pure', expect=['arp'])
 
+    # The shared device: sroced owns the lab port (the same configuration
+    # as the default scenarios), the programs are its clients.
+    add('sroced', 'sroced-rc_pingpong-4KiB', 'ibv_rc_pingpong',
+        ['-g', '1', '-c', '-n', '50', '-s', '4096'], 'pingpong', mode='sroced')
+    add('sroced', 'sroced-ud_pingpong-1KiB', 'ibv_ud_pingpong',
+        ['-g', '1', '-c', '-n', '50', '-s', '1024'], 'pingpong', mode='sroced')
+    for prog in ('ib_write_bw', 'ib_read_bw', 'ib_send_bw'):
+        add('sroced', 'sroced-%s-64KiB' % prog[3:], prog,
+            ['-x', '1', '-F', '-s', str(64 * KiB), '-n', '100'] +
+            reads_args(prog), 'bw', mode='sroced')
+
     # The host's own NIC (port = iface:rxehost0), kernel-assisted, with
     # no nftables rule to hide RoCEv2 from the namespace's kernel.
     add('hostnic', 'hostnic-rc_pingpong-4KiB', 'ibv_rc_pingpong',
@@ -285,11 +296,51 @@ class Scenario:
         with open(self.path('sroce.conf'), 'w') as f:
             f.write('\n'.join(lines) + '\n')
 
+    def daemon_start(self):
+        """Mode sroced: the daemon on the scenario's configuration."""
+        sock = self.path('sroced.sock')
+        self.daemon_out = open(self.path('sroced.out'), 'w')
+        env = {k: v for k, v in os.environ.items() if k != 'LD_LIBRARY_PATH'}
+        self.daemon = subprocess.Popen(
+            ['ip', 'netns', 'exec', NS, self.tools['sroced'], '--foreground',
+             '--verbose', '--config', self.path('sroce.conf'), '--socket',
+             sock, '--run-dir', self.path('sroced.run')],
+            env=env, stdout=self.daemon_out, stderr=subprocess.STDOUT,
+            start_new_session=True)
+        for _ in range(100):
+            with open(self.path('sroced.out'), errors='replace') as f:
+                if 'serving' in f.read():
+                    return sock
+            if self.daemon.poll() is not None:
+                break
+            time.sleep(0.1)
+        self.problems.append('sroced did not start')
+        return sock
+
+    def daemon_stop(self):
+        d = getattr(self, 'daemon', None)
+        if d is None:
+            return
+        if d.poll() is not None:
+            self.problems.append('sroced exited %s during the scenario' % d.returncode)
+        else:
+            os.killpg(d.pid, signal.SIGTERM)
+            try:
+                d.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(d.pid, signal.SIGKILL)
+                d.wait()
+        self.daemon_out.close()
+        self.daemon = None
+
     def sroce_start(self, host):
         sc = self.sc
         env = dict(os.environ, SROCE_CONFIG=self.path('sroce.conf'),
                    LD_LIBRARY_PATH=self.tools['shim'] + ':' +
                    self.tools['rdmacm'], SROCE_CM_TRACE='1')
+        if sc['mode'] == 'sroced':
+            del env['SROCE_CONFIG']
+            env['SROCE_DAEMON'] = self.daemon_start()
         if sc['cm']:
             cmd = ['ip', 'netns', 'exec', NS, sc['prog']] + self.cm_args(
                 host is None, me=HOST_IP, peer=host)
@@ -379,7 +430,7 @@ class Scenario:
         shutil.rmtree(self.dir, ignore_errors=True)
         os.makedirs(self.dir)
         self.write_config()
-        lab.setup(sc['mode'])
+        lab.setup('kernel' if sc['mode'] == 'sroced' else sc['mode'])
         saved_nft = lab.nft_lab_rule_off() if sc['mode'] == 'hostnic' else None
         try:
             return self.run_lab(saved_nft)
@@ -441,6 +492,7 @@ class Scenario:
                     os.killpg(self.sroce.pid, signal.SIGKILL)
                     self.sroce.wait()
             self.sroce_out.close()
+        self.daemon_stop()
         if jid is not None:
             if self.lab.job_rc(jid) is None:
                 self.problems.append('rxe side still running at the deadline (killed)')
@@ -793,6 +845,7 @@ GROUP_TITLES = {
     'rdmacm': 'RDMA-CM: Debian\'s rdmacm-utils and perftest -R, the drop-in librdmacm',
     'hostnic': 'the host\'s own NIC: port = iface:rxehost0 (no mac/ipv4 keys), '
                'no udp/4791 drop rule',
+    'sroced': 'the shared device: sroced owns the lab port, the programs are its clients',
 }
 
 
@@ -878,7 +931,8 @@ def main():
     tools = dict(shim=os.path.join(build, 'verbs-shim'),
                  rdmacm=os.path.join(build, 'verbs-shim', 'rdmacm'),
                  pcap=os.path.join(build, 'tools', 'sroce-pcap', 'sroce-pcap'),
-                 stat=os.path.join(build, 'tools', 'sroce-stat', 'sroce-stat'))
+                 stat=os.path.join(build, 'tools', 'sroce-stat', 'sroce-stat'),
+                 sroced=os.path.join(build, 'pmd', 'sroced'))
     for k in ('pcap', 'stat'):
         if not os.access(tools[k], os.X_OK):
             log('missing %s (build first)' % tools[k])
