@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +196,25 @@ int sr_pmd_daemon_attach(const char *sock, unsigned int index,
 		close(fd);
 	}
 	free(rep);
+	return rc;
+}
+
+int sr_pmd_daemon_qp_peer(int fd, uint32_t qpn, const uint8_t dgid[16],
+			  uint32_t dqpn, bool on)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	struct srd_qp_peer req;
+	struct srd_hdr rep;
+	int rc;
+
+	srd_hdr_init(&req.h, SRD_QP_PEER, sizeof(req));
+	req.qpn = qpn;
+	req.dqpn = dqpn & 0xffffffu;
+	memcpy(req.dgid, dgid, 16);
+	req.on = on;
+	pthread_mutex_lock(&lock);
+	rc = sr_daemon_call(fd, &req, sizeof(req), &rep, sizeof(rep));
+	pthread_mutex_unlock(&lock);
 	return rc;
 }
 

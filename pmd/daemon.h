@@ -55,6 +55,15 @@ int sr_pmd_daemon_attach(const char *sock, unsigned int index,
 			 struct sr_pmd_daemon_att *att, char *err,
 			 size_t errlen);
 
+/*
+ * Tell the daemon that QP qpn (of the attachment's block) is connected to
+ * dqpn at dgid (on) or no longer (off): it lets RC/UC frames out only to
+ * such peers.  Thread-safe (one call at a time).  0 or -errno (-EPERM: not
+ * our QP; -ECONNRESET: the daemon is gone).
+ */
+int sr_pmd_daemon_qp_peer(int fd, uint32_t qpn, const uint8_t dgid[16],
+			  uint32_t dqpn, bool on);
+
 /* Is the daemon still there (its end of fd open)?  Never blocks. */
 bool sr_pmd_daemon_alive(int fd);
 

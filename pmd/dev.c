@@ -406,6 +406,20 @@ void sr_pmd_dev_destroy(struct sr_pmd_dev *dev)
 	free(dev);
 }
 
+static int sr_pmd_daemon_peer(void *ctx, uint32_t qpn, const uint8_t dgid[16],
+			      uint32_t dqpn, bool on)
+{
+	struct sr_pmd_dev *dev = ctx;
+
+	return sr_pmd_daemon_qp_peer(dev->cfg.daemon_fd, qpn, dgid, dqpn, on);
+}
+
+sr_pmd_peer_fn sr_pmd_daemon_peer_cb(const struct sr_pmd_dev *dev)
+{
+	return dev->cfg.has_gw && dev->cfg.daemon_fd >= 0 ? sr_pmd_daemon_peer
+							  : NULL;
+}
+
 bool sr_pmd_daemon_lost(struct sr_pmd_dev *dev, uint64_t now_ns)
 {
 	if (!dev->cfg.has_gw || dev->daemon_lost || now_ns < dev->daemon_check_ns)

@@ -183,6 +183,15 @@ const char *sr_pmd_host_path(const struct sr_pmd_dev *dev);
  */
 bool sr_pmd_daemon_lost(struct sr_pmd_dev *dev, uint64_t now_ns);
 
+/*
+ * A device of sroced's: the transport's peer_cb (core/dev.h) that tells
+ * the daemon each RC/UC QP's peer, with dev as its ctx; NULL for other
+ * devices (no callback needed).
+ */
+typedef int (*sr_pmd_peer_fn)(void *ctx, uint32_t qpn, const uint8_t dgid[16],
+			      uint32_t dqpn, bool on);
+sr_pmd_peer_fn sr_pmd_daemon_peer_cb(const struct sr_pmd_dev *dev);
+
 /* Device facts. */
 const struct sr_gid_table *sr_pmd_gids(const struct sr_pmd_dev *dev);
 void sr_pmd_mac(const struct sr_pmd_dev *dev, uint8_t mac[6]);

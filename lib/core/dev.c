@@ -35,6 +35,8 @@ struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg)
 	dev->link = cfg->link;
 	dev->mr = cfg->mr;
 	dev->qpn_base = cfg->qpn_base ? cfg->qpn_base : SR_QPN_BASE;
+	dev->peer_cb = cfg->peer_cb;
+	dev->peer_ctx = cfg->peer_ctx;
 	memcpy(dev->mac, cfg->mac, 6);
 	memcpy(dev->gid, cfg->gid, sizeof(dev->gid));
 	dev->gid_count = cfg->gid_count;

@@ -101,6 +101,16 @@ struct sr_dev_config {
 					      * 2 ECT(0), 1 ECT(1); 3 refused */
 	struct sr_trace_ring *trace;         /* live QP trace (core/trace.h),
 					      * initialized; NULL: none */
+	/*
+	 * A shared device's daemon checks that a process sends RC/UC frames
+	 * only to the peers of its QPs: peer_cb tells it, on the consumer's
+	 * thread without the device lock, when an RC or UC QP is given its
+	 * peer (modify to RTR: on, dgid, dqpn) and when it goes (destroy:
+	 * off).  A non-zero return fails the modify with it.  NULL: none.
+	 */
+	int (*peer_cb)(void *ctx, uint32_t qpn, const uint8_t dgid[16],
+		       uint32_t dqpn, bool on);
+	void *peer_ctx;
 	uint32_t qpn_base;                   /* QPNs qpn_base .. + SR_MAX_QP - 1;
 					      * 0: 2 (a device of its own); a
 					      * shared device's daemon hands out

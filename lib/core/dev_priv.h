@@ -30,6 +30,9 @@ struct sr_dev {
 	struct sr_qp *qps[SR_MAX_QP];  /* by QPN - qpn_base */
 	uint32_t qpn_base;             /* cfg.qpn_base, or SR_QPN_BASE */
 	bool fatal;                    /* sr_dev_fatal() ran */
+	int (*peer_cb)(void *ctx, uint32_t qpn, const uint8_t dgid[16],
+		       uint32_t dqpn, bool on);
+	void *peer_ctx;
 	unsigned int nqp, ncq, nsrq;
 	uint32_t next_qpn;
 	uint16_t ip_id;

@@ -284,6 +284,10 @@ int sr_qp_destroy(struct sr_qp *qp)
 	if (qp->srq)
 		qp->srq->users--;
 	sr_lock_release(&dev->lock);
+	if (dev->peer_cb != NULL &&
+	    (qp->type == SR_QPT_RC || qp->type == SR_QPT_UC))
+		(void)dev->peer_cb(dev->peer_ctx, qp->qpn, qp->attr.av.dgid,
+				   qp->attr.dest_qp_num, false);
 	sr_pd_put(qp->pd);
 	free(qp->resp.res);
 	free(qp->resp.wqe);
@@ -360,6 +364,16 @@ int sr_qp_modify(struct sr_qp *qp, const struct sr_qp_attr *attr,
 	unsigned int ti = sr_t(qp->type);
 	int ret = 0;
 
+	/* a shared device's daemon learns the connected QP's peer first */
+	if (dev->peer_cb != NULL &&
+	    (qp->type == SR_QPT_RC || qp->type == SR_QPT_UC) &&
+	    (mask & SR_QP_STATE) && attr->qp_state == SR_QPS_RTR &&
+	    (mask & SR_QP_AV) && (mask & SR_QP_DEST_QPN)) {
+		ret = dev->peer_cb(dev->peer_ctx, qp->qpn, attr->av.dgid,
+				   attr->dest_qp_num & 0xffffffu, true);
+		if (ret != 0)
+			return ret;
+	}
 	sr_lock_acquire(&dev->lock);
 	cur = sr_qp_state_get(qp);
 	if ((mask & SR_QP_CUR_STATE) && attr->cur_qp_state != cur) {

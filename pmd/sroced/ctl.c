@@ -89,6 +89,7 @@ static void srd_client_drop(struct sroced *d, unsigned int slot,
 	/* the channel goes: nothing of it is switched any more */
 	sr_pmd_dev_destroy(c->port);
 	close(c->fd);
+	free(c->peers);
 	free(c);
 	d->client[slot] = NULL;
 }
@@ -197,6 +198,9 @@ static int srd_attach(struct sroced *d, struct srd_client *c, uint32_t index)
 		return srd_reply_err(c->fd, SRD_ATTACH, -EISCONN);
 	if (index >= d->ndevs)
 		return srd_reply_err(c->fd, SRD_ATTACH, -ENODEV);
+	c->peers = calloc(1, sizeof(*c->peers));
+	if (c->peers == NULL)
+		return srd_reply_err(c->fd, SRD_ATTACH, -ENOMEM);
 	c->dev = &d->dev[index];
 	c->block = srd_block_take(d, c);
 	if (c->block == 0) {
@@ -256,6 +260,17 @@ static int srd_request(struct sroced *d, struct srd_client *c,
 				sizeof(d->dev[req->index].info));
 	case SRD_ATTACH:
 		return srd_attach(d, c, req->index);
+	case SRD_QP_PEER: {
+		const struct srd_qp_peer *q = (const void *)msg;
+
+		/* only an attached client, only its own QPs */
+		if (c->dev == NULL || c->block == 0 ||
+		    q->qpn >> SRD_QPN_SHIFT != c->block)
+			return srd_reply_err(c->fd, SRD_QP_PEER, -EPERM);
+		(void)srd_peers_set(c->peers, q->qpn & (SRD_QPN_BLOCK - 1),
+				    q->dgid, q->dqpn, q->on != 0);
+		return srd_reply_err(c->fd, SRD_QP_PEER, 0);
+	}
 	default:
 		return -EPROTO;
 	}

@@ -30,6 +30,9 @@ static size_t srd_size(uint16_t type, int reply)
 	case SRD_ATTACH:
 		return reply ? sizeof(struct srd_attach_reply)
 			     : sizeof(struct srd_dev_req);
+	case SRD_QP_PEER:
+		return reply ? sizeof(struct srd_hdr)
+			     : sizeof(struct srd_qp_peer);
 	default:
 		return 0;
 	}
@@ -65,6 +68,13 @@ int srd_check(const void *msg, size_t len, int reply, uint16_t *type)
 	/* an error reply is a bare header; type 0 answers an unknown one */
 	if (reply && h->status < 0 && len == sizeof(*h) && t < SRD_TYPE_MAX)
 		goto ok;
+	if (!reply && t == SRD_QP_PEER && len == sizeof(struct srd_qp_peer)) {
+		const struct srd_qp_peer *q = msg;
+
+		if (h->status != 0 || q->on > 1 || q->dqpn > 0xffffffu)
+			return -EPROTO;
+		goto ok;
+	}
 	if (t == 0 || t >= SRD_TYPE_MAX || len != srd_size(t, reply) ||
 	    h->status != 0)
 		return -EPROTO;

@@ -40,6 +40,7 @@ enum srd_type {
 	SRD_HELLO = 1,
 	SRD_DEV_INFO = 2,
 	SRD_ATTACH = 3,
+	SRD_QP_PEER = 4,          /* an attached client's RC/UC QP's peer */
 	SRD_TYPE_MAX,
 	SRD_REPLY = 0x8000,       /* or'ed into the request's type */
 };
@@ -91,6 +92,19 @@ struct srd_attach_reply {
 	uint16_t pad;
 	uint32_t qpn_base;        /* QPNs qpn_base .. + SRD_QPN_BLOCK - 1 */
 	uint32_t client_id;
+};
+
+/*
+ * QP_PEER: the client's RC or UC QP qpn (of its block) is connected to
+ * dqpn at dgid (on) or goes (off).  The daemon lets the client's RC/UC
+ * frames out only to the peers of its QPs.  The reply is a bare header.
+ */
+struct srd_qp_peer {
+	struct srd_hdr h;
+	uint32_t qpn;
+	uint32_t dqpn;
+	uint8_t dgid[16];
+	uint32_t on;
 };
 
 /* Fill a header for a message of type and size. */

@@ -23,6 +23,7 @@
 #include "config.h"
 #include "gid.h"
 #include "pmd.h"
+#include "sroced/peers.h"
 #include "sroced/proto.h"
 
 #define SRD_CLIENTS_MAX 64
@@ -50,6 +51,7 @@ struct srd_client {
 	uint32_t block;                 /* its QPN block (0: none) */
 	uint8_t gw_mac[6];              /* the channel's MAC on our side */
 	uint64_t forged;                /* also in the channel's counters */
+	struct srd_peers *peers;        /* its RC/UC QPs' peers (ATTACH) */
 };
 
 struct srd_block {

@@ -5,7 +5,8 @@
  * The destination QPN's block names the client that owns it: a frame
  * from the device's port goes to that client's channel.  A frame from a
  * client is checked first — its source MAC and IP must be the device's,
- * a UD datagram's source QPN (DETH) must be in the client's block — and
+ * a UD datagram's source QPN (DETH) must be in the client's block, an RC
+ * or UC frame (or a CNP) must go to the peer of one of its QPs — and
  * dropped and counted (sw_drop_forged, on the client's channel) when
  * not.  Then it goes to another client (or the same) when its
  * destination is the device's own address, else out of the port to the
@@ -117,7 +118,7 @@ static bool srd_client_frame_ok(const struct srd_client *c,
 {
 	const struct srd_device *dv = c->dev;
 	const struct sr_bth *bth = sr_frame_bth(p, f);
-	uint8_t src[16];
+	uint8_t src[16], dst[16];
 	uint8_t op = sr_bth_opcode(bth);
 
 	if (f->vlan != 0 || memcmp(p + 6, dv->info.mac, 6) != 0)
@@ -135,6 +136,12 @@ static bool srd_client_frame_ok(const struct srd_client *c,
 		sqpn = ((uint32_t)deth[5] << 16) | ((uint32_t)deth[6] << 8) |
 		       deth[7];
 		if (sqpn >> SRD_QPN_SHIFT != c->block)
+			return false;
+	}
+	/* RC, UC and CNPs: only to the peer of one of its QPs */
+	if (op < 0x40 || op == 0x81) {
+		srd_ip_gid(p, f, true, dst);
+		if (!srd_peers_has(c->peers, dst, sr_bth_dqpn(bth)))
 			return false;
 	}
 	return true;

@@ -8,11 +8,13 @@
  *   2. a UD SEND from a QP of its own block but another source IP:
  *      forged;
  *   3. a UD SEND from another source MAC: forged;
- *   4. a good UD SEND from its own QP to a QPN of its own block at the
+ *   4. an RC SEND to victim_qpn, which no QP of its own is connected to:
+ *      forged;
+ *   5. a good UD SEND from its own QP to a QPN of its own block at the
  *      device's address: the daemon switches it back to this channel.
  *
  *   forge VICTIM_QPN
- * Prints "forged 3 sent, good 1 sent, good 1 came back" and exits 0 when
+ * Prints "forged 4 sent, good 1 sent, good 1 came back" and exits 0 when
  * the good frame came back; the test reads the daemon's counters.
  */
 #include <errno.h>
@@ -40,7 +42,7 @@ static void on_rx(void *ctx, const struct sr_link_frame *f, unsigned int n)
 			got_back++;
 }
 
-static int send_ud(struct sr_pmd_dev *dev, const uint8_t smac[6],
+static int send_op(struct sr_pmd_dev *dev, uint8_t opcode, const uint8_t smac[6],
 		   const uint8_t dmac[6], const uint8_t sgid[16],
 		   const uint8_t dgid[16], uint32_t dqpn, uint32_t sqpn)
 {
@@ -57,7 +59,7 @@ static int send_ud(struct sr_pmd_dev *dev, const uint8_t smac[6],
 	memcpy(b.dgid, dgid, 16);
 	b.hop_limit = 64;
 	b.sport = 0xc000;
-	b.opcode = 0x64;           /* UD SEND_ONLY */
+	b.opcode = opcode;         /* UD SEND_ONLY (0x64) or RC SEND_ONLY (0x04) */
 	b.pkey = 0xffff;
 	b.dqpn = dqpn;
 	b.psn = 1;
@@ -111,10 +113,12 @@ int main(int argc, char **argv)
 	other[15] ^= 0x55;           /* someone else's IPv4 address */
 	mine = att.qpn_base + 7;
 	want_dqpn = att.qpn_base + 9;
-	rc = send_ud(dev, cfg.mac, cfg.gw_mac, sgid, sgid, victim, victim + 1);
-	rc |= send_ud(dev, cfg.mac, cfg.gw_mac, other, sgid, victim, mine);
-	rc |= send_ud(dev, bad_mac, cfg.gw_mac, sgid, sgid, victim, mine);
-	rc |= send_ud(dev, cfg.mac, cfg.gw_mac, sgid, sgid, want_dqpn, mine);
+	rc = send_op(dev, 0x64, cfg.mac, cfg.gw_mac, sgid, sgid, victim, victim + 1);
+	rc |= send_op(dev, 0x64, cfg.mac, cfg.gw_mac, other, sgid, victim, mine);
+	rc |= send_op(dev, 0x64, bad_mac, cfg.gw_mac, sgid, sgid, victim, mine);
+	/* RC to a QP none of ours is connected to */
+	rc |= send_op(dev, 0x04, cfg.mac, cfg.gw_mac, sgid, sgid, victim, 0);
+	rc |= send_op(dev, 0x64, cfg.mac, cfg.gw_mac, sgid, sgid, want_dqpn, mine);
 	if (rc) {
 		fprintf(stderr, "forge: cannot send\n");
 		return 1;
@@ -124,7 +128,7 @@ int main(int argc, char **argv)
 		sr_pmd_progress(dev);
 		clock_gettime(CLOCK_MONOTONIC, &t);
 	} while (got_back == 0 && t.tv_sec - t0.tv_sec < 5);
-	printf("forged 3 sent, good 1 sent, good %d came back\n", got_back);
+	printf("forged 4 sent, good 1 sent, good %d came back\n", got_back);
 	sr_pmd_dev_destroy(dev);
 	return got_back == 1 ? 0 : 1;
 }
