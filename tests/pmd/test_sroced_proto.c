@@ -48,6 +48,23 @@ START_TEST(test_good)
 	ck_assert_uint_eq(type, SRD_ATTACH);
 	ck_assert_int_eq(srd_check(&r, sizeof(r), 1, &type), 0);
 	ck_assert_uint_eq(type, SRD_ATTACH | SRD_REPLY);
+	{
+		struct srd_qp_peer qp;
+		struct srd_hdr ok;
+
+		srd_hdr_init(&qp.h, SRD_QP_PEER, sizeof(qp));
+		qp.qpn = 0x1005;
+		qp.on = 1;
+		ck_assert_int_eq(srd_check(&qp, sizeof(qp), 0, &type), 0);
+		qp.on = 2;
+		ck_assert_int_eq(srd_check(&qp, sizeof(qp), 0, &type), -EPROTO);
+		qp.on = 0;
+		qp.dqpn = 0x1000000;                 /* 25 bits */
+		ck_assert_int_eq(srd_check(&qp, sizeof(qp), 0, &type), -EPROTO);
+		/* its reply is a bare header, status 0 */
+		srd_hdr_init(&ok, SRD_QP_PEER | SRD_REPLY, sizeof(ok));
+		ck_assert_int_eq(srd_check(&ok, sizeof(ok), 1, &type), 0);
+	}
 	/* an error reply is a bare header, also to a request of no type */
 	srd_hdr_init(&e, SRD_UNKNOWN | SRD_REPLY, sizeof(e));
 	e.status = -EPROTO;
