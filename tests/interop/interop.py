@@ -349,8 +349,11 @@ class Scenario:
             if host:
                 cmd.append(host)
         self.sroce_out = open(self.path('sroce.out'), 'w')
-        self.sroce_out.write('$ SROCE_CONFIG=%s LD_LIBRARY_PATH=%s %s\n' %
-                             (env['SROCE_CONFIG'], env['LD_LIBRARY_PATH'],
+        self.sroce_out.write('$ %s LD_LIBRARY_PATH=%s %s\n' %
+                             ('SROCE_DAEMON=' + env['SROCE_DAEMON']
+                              if 'SROCE_DAEMON' in env else
+                              'SROCE_CONFIG=' + env['SROCE_CONFIG'],
+                              env['LD_LIBRARY_PATH'],
                               ' '.join(cmd)))
         self.sroce_out.flush()
         self.sroce = subprocess.Popen(cmd, env=env, stdout=self.sroce_out,
