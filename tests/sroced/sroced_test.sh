@@ -158,22 +158,24 @@ kill_client)
 	daemon a sa 10.9.0.1
 	daemon b sb 10.9.0.2
 	# the victim pair by hand: $! must be the server program itself
-	$N env SROCE_DAEMON="$tmp/a.sock" ib_write_bw -x 1 -s 65536 -D 20 -p 18690 > "$tmp/victim.server.log" 2>&1 &
+	$N env SROCE_DAEMON="$tmp/a.sock" ib_write_bw -x 1 -s 65536 -D 30 -p 18690 > "$tmp/victim.server.log" 2>&1 &
 	victim_srv=$!
 	for _i in $(seq 300); do
 		$N ss -ltnH "sport = :18690" | grep -q . && break
 		sleep 0.1
 	done
-	$N env SROCE_DAEMON="$tmp/b.sock" timeout 60 ib_write_bw -x 1 -s 65536 -D 20 -p 18690 127.0.0.1 > "$tmp/victim.client.log" 2>&1 &
+	# (line-buffered: the wait below reads its output as it comes)
+	$N env SROCE_DAEMON="$tmp/b.sock" stdbuf -oL timeout 60 ib_write_bw -x 1 -s 65536 -D 30 -p 18690 127.0.0.1 > "$tmp/victim.client.log" 2>&1 &
 	victim_cli=$!
 	pids="$pids $victim_srv $victim_cli"
 	pair pingpong b a other ibv_rc_pingpong -g 1 -n 3000 -c
-	# mid-transfer: once the client prints its table header, a second on
+	# mid-transfer: the exchange is over (the client printed the peer's
+	# address; with -D the table comes only at the end), two seconds on
 	for _i in $(seq 600); do
-		grep -q "#bytes" "$tmp/victim.client.log" && break
+		grep -q "remote address" "$tmp/victim.client.log" && break
 		sleep 0.1
 	done
-	sleep 1
+	sleep 2
 	# the server side (its QP is the WRITEs' target) dies
 	kill -9 "$victim_srv"
 	t0=$(date +%s)
