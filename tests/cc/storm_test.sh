@@ -13,9 +13,15 @@
 # ended in RETRY_EXC; with slow start the retransmissions are clocked by
 # the ACKs.  Asserts: both perftest ends exit 0 (a RETRY_EXC completion
 # fails them), and the switch did drop (the queue was the bottleneck).
+#
+# Then the same run with congestion control on (ECT(0), DCQCN) and the
+# switch marking CE above 8 KiB of queue: besides completing, the switch
+# marked, the receiver sent CNPs and the sender received them (sroce-stat
+# on both processes while they run).
 set -u
 bneck=$1
 dir=$2
+stat_bin=$3
 command -v ib_write_bw >/dev/null || { echo "SKIP: no perftest"; exit 77; }
 [ "$(id -u)" = 0 ] || { echo "SKIP: not root"; exit 77; }
 tag=st$$
@@ -46,10 +52,6 @@ for i in 1 2; do
 	ip netns exec "${tag}h$i" sysctl -qw "net.ipv6.conf.${tag}h$i.disable_ipv6=1"
 	ip -n "${tag}h$i" link set "${tag}h$i" up
 	ip -n "${tag}h$i" link set lo up
-	printf '%s\n' "port = net_af_packet0,iface=${tag}h$i" \
-		"ipv4 = 10.79.1.$i/24" "mac = 02:79:00:00:00:0$i" \
-		"mtu = 1500" "cc = off" "ecn = off" "run_dir = $tmp" \
-		> "$tmp/h$i.conf"
 done
 
 # perftest's TCP on a direct veth (bneck forwards through AF_PACKET and
@@ -61,34 +63,92 @@ for i in 1 2; do
 	ip -n "${tag}h$i" link set "${tag}c$i" up
 done
 
-ip netns exec "${tag}sw" "$bneck" -p "${tag}p1" -p "${tag}p2" \
-	-r 100 -q 24576 -t 60 -s "$tmp/bneck.stats" > "$tmp/bneck.out" \
-	2> "$tmp/bneck.log" &
-bpid=$!
-pids=$bpid
-sleep 0.3
+# run MODE: bneck, perftest server (h2) and client (h1); MODE off: CC and
+# ECN off; on: DCQCN, ECT(0), CE marking at the switch.  Sets drops, marked
+# and the last sroce-stat of each side in $tmp/{client,server}.stat.
+run() {
+	mode=$1
+	for i in 1 2; do
+		printf '%s\n' "port = net_af_packet0,iface=${tag}h$i" \
+			"ipv4 = 10.79.1.$i/24" "mac = 02:79:00:00:00:0$i" \
+			"mtu = 1500" "run_dir = $tmp" \
+			"stats_dir = $tmp/stats$i" > "$tmp/h$i.conf"
+		mkdir -p "$tmp/stats$i"
+		rm -f "$tmp/stats$i"/*
+		if [ "$mode" = off ]; then
+			printf '%s\n' "cc = off" "ecn = off" >> "$tmp/h$i.conf"
+		else
+			printf '%s\n' "cc = dcqcn" "ecn = ect0" >> "$tmp/h$i.conf"
+		fi
+	done
+	# no marking when off (no packet is ECT anyway)
+	ip netns exec "${tag}sw" "$bneck" -p "${tag}p1" -p "${tag}p2" \
+		-r 100 -q 24576 -k 8192 -K 20480 -P 20 -t 60 \
+		> "$tmp/bneck.out" 2> "$tmp/bneck.log" &
+	bpid=$!
+	pids=$bpid
+	sleep 0.3
+	export LD_LIBRARY_PATH=$dir
+	# 16 QPs x 30 x 64 KiB = 30 MiB: about 2.5 s at 100 Mbit/s
+	args="-d sroce0 -q 16 -s 65536 -n 30 -p 18515"
+	SROCE_CONFIG=$tmp/h2.conf ip netns exec "${tag}h2" \
+		timeout ${STORM_TIMEOUT:-90} ib_write_bw $args \
+		> "$tmp/server.log" 2>&1 &
+	spid=$!
+	pids="$pids $spid"
+	sleep 1
+	SROCE_CONFIG=$tmp/h1.conf ip netns exec "${tag}h1" \
+		timeout ${STORM_TIMEOUT:-90} ib_write_bw $args 10.79.0.2 \
+		> "$tmp/client.log" 2>&1 &
+	cpid=$!
+	pids="$pids $cpid"
+	rm -f "$tmp/client.stat" "$tmp/server.stat"
+	while kill -0 $cpid 2>/dev/null; do
+		for side in 1 2; do
+			for f in "$tmp/stats$side"/*.stats; do
+				[ -f "$f" ] || continue
+				"$stat_bin" -f "$f" -q > "$tmp/s.new" 2>/dev/null ||
+					continue
+				grep -q "^ *qp [0-9]*:" "$tmp/s.new" || continue
+				[ $side = 1 ] && mv "$tmp/s.new" "$tmp/client.stat"
+				[ $side = 2 ] && mv "$tmp/s.new" "$tmp/server.stat"
+			done
+		done
+		sleep 0.2
+	done
+	wait $cpid || fail "$mode: ib_write_bw client (RETRY_EXC?)"
+	wait $spid || fail "$mode: ib_write_bw server"
+	kill "$bpid" 2>/dev/null
+	wait "$bpid" 2>/dev/null
+	pids=""
+	tail -2 "$tmp/client.log"
+	drops=$(field dropped)
+	marked=$(field marked)
+	echo "$mode: bottleneck drops $drops, CE marks $marked"
+}
 
-export LD_LIBRARY_PATH=$dir
-# 16 QPs x 30 x 64 KiB = 30 MiB: about 2.5 s at 100 Mbit/s
-args="-d sroce0 -q 16 -s 65536 -n 30 -p 18515"
-SROCE_CONFIG=$tmp/h2.conf ip netns exec "${tag}h2" timeout ${STORM_TIMEOUT:-90} \
-	ib_write_bw $args > "$tmp/server.log" 2>&1 &
-spid=$!
-pids="$pids $spid"
-sleep 1
-SROCE_CONFIG=$tmp/h1.conf ip netns exec "${tag}h1" timeout ${STORM_TIMEOUT:-90} \
-	ib_write_bw $args 10.79.0.2 > "$tmp/client.log" 2>&1 ||
-	fail "ib_write_bw client (RETRY_EXC?)"
-wait $spid || fail "ib_write_bw server"
-kill "$bpid" 2>/dev/null
-wait "$bpid" 2>/dev/null
-pids=""
-cat "$tmp/client.log" | tail -4
-stats=$tmp/bneck.out
-[ -s "$tmp/bneck.stats" ] && stats=$tmp/bneck.stats
-drops=$(awk -v p="${tag}p2" '$1 == "port" && $2 == p {
-	for (i = 3; i < NF; i += 2) if ($i == "dropped") v = $(i + 1) }
-	END { print v + 0 }' "$stats")
-echo "bottleneck drops: $drops"
+# field NAME: the receiver port's figure in bneck's report
+field() {
+	awk -v p="${tag}p2" -v k="$1" '$1 == "port" && $2 == p {
+		for (i = 3; i < NF; i += 2) if ($i == k) v = $(i + 1) }
+		END { print v + 0 }' "$tmp/bneck.out"
+}
+
+# value NAME SIDE: the device counter in SIDE's last sroce-stat (0: none)
+value() {
+	v=$(awk -v n="$1" '$1 == n { print $2; exit }' "$tmp/$2.stat" 2>/dev/null)
+	echo "${v:-0}"
+}
+
+run off
 [ "$drops" -gt 0 ] || fail "the queue never overflowed: no test of the storm"
 echo "ok: 16 QPs through a 24 KiB queue completed, $drops frames dropped"
+
+run on
+[ "$marked" -gt 0 ] || fail "CC on: the switch marked nothing"
+sent=$(value xport_cnp_sent server)
+rcvd=$(value xport_cnp_rcvd client)
+echo "on: receiver cnp_sent $sent, sender cnp_rcvd $rcvd"
+[ "$sent" -gt 0 ] || { cat "$tmp/server.stat"; fail "CC on: no CNP sent"; }
+[ "$rcvd" -gt 0 ] || { cat "$tmp/client.stat"; fail "CC on: no CNP received"; }
+echo "ok: CC on: $marked CE marks, $sent CNPs sent, $rcvd received, no RETRY_EXC"
