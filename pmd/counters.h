@@ -105,7 +105,7 @@ enum sr_qp_counter {
 };
 
 #define SR_STATS_MAGIC 0x5354535245434f52ull   /* "ROCERSTS" */
-#define SR_STATS_VERSION 5
+#define SR_STATS_VERSION 6
 #define SR_STATS_QP_SLOTS 256
 
 /*
@@ -122,6 +122,7 @@ struct sr_stats_qp {
 	uint32_t in_use;
 	uint64_t c[SR_QP_CTR_MAX];
 	uint64_t xport[SR_STATS_XPORT_MAX];   /* the QP's transport counters */
+	uint64_t rate_bps;    /* the requester's current rate (pacer or line) */
 };
 
 /*

@@ -17,7 +17,7 @@
  *
  * Window: SR_MAX_UNACKED PSNs in flight, except after a loss (timeout or
  * sequence NAK, sr_req_loss): then the QP restarts with SR_CWND_RESTART
- * PSNs and grows by one per PSN acknowledged up to ssthresh (slow start),
+ * PSNs (SR_CWND_TIMEOUT after a timeout) and grows by one per PSN acknowledged up to ssthresh (slow start),
  * then by one per window acknowledged (congestion avoidance), until it is
  * fully open again.  The retransmission is therefore clocked by the ACKs
  * that come back, not sent as one burst, and QPs that share a queue back
@@ -213,7 +213,7 @@ static uint32_t sr_req_window(struct sr_qp *qp)
 	return r->cwnd;
 }
 
-void sr_req_loss(struct sr_qp *qp)
+void sr_req_loss(struct sr_qp *qp, bool timeout)
 {
 	struct sr_req_state *r = &qp->req;
 	int32_t flight = sr_psn_diff(r->max_psn, qp->comp.psn);
@@ -225,7 +225,7 @@ void sr_req_loss(struct sr_qp *qp)
 	if (f > w)
 		f = w;
 	r->ssthresh = f / 2 > SR_CWND_RESTART ? f / 2 : SR_CWND_RESTART;
-	r->cwnd = SR_CWND_RESTART;
+	r->cwnd = timeout ? SR_CWND_TIMEOUT : SR_CWND_RESTART;
 	r->cw_acc = 0;
 	r->cw_seen = qp->comp.psn;
 }

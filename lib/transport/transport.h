@@ -53,6 +53,11 @@
  */
 #define SR_CWND_RESTART   4
 /*
+ * ... and after a timeout, which says even that may not get through: 16
+ * QPs restarting with 4 each overflowed a 24 KiB queue again together.
+ */
+#define SR_CWND_TIMEOUT   1
+/*
  * ... on a QP whose ACK timeout is this code or more (4.096 us << 12 =
  * 16.8 ms; 0, infinite, too): a consumer that stops calling verbs leaves a
  * held ACK to the shim's helper, which looks in every ~1-2 ms.  perftest
@@ -66,9 +71,10 @@ unsigned int sr_req_run(struct sr_qp *qp, unsigned int budget);
 void sr_req_rewind(struct sr_qp *qp);
 /*
  * Requester: a loss (timeout or sequence NAK) — restart with a window of
- * SR_CWND_RESTART PSNs, ssthresh half the data that was in flight.
+ * SR_CWND_TIMEOUT or SR_CWND_RESTART PSNs, ssthresh half the data that
+ * was in flight.
  */
-void sr_req_loss(struct sr_qp *qp);
+void sr_req_loss(struct sr_qp *qp, bool timeout);
 
 /* Responder: one request packet. */
 void sr_resp_rx(struct sr_qp *qp, const struct sr_pkt *pkt);
