@@ -17,8 +17,9 @@
  *
  * Window: SR_MAX_UNACKED PSNs in flight, except after a loss (timeout or
  * sequence NAK, sr_req_loss): then the QP restarts with SR_CWND_RESTART
- * PSNs (SR_CWND_TIMEOUT after a timeout) and grows by one per PSN acknowledged up to ssthresh (slow start),
- * then by one per window acknowledged (congestion avoidance), until it is
+ * PSNs (SR_CWND_TIMEOUT after a timeout) and grows by one per PSN
+ * acknowledged up to ssthresh (slow start), then by one per window
+ * acknowledged (congestion avoidance), until it is
  * fully open again.  The retransmission is therefore clocked by the ACKs
  * that come back, not sent as one burst, and QPs that share a queue back
  * off together and grow at the same rate.  The packet that fills a
