@@ -105,8 +105,10 @@ struct sr_dev_config {
 	 * A shared device's daemon checks that a process sends RC/UC frames
 	 * only to the peers of its QPs: peer_cb tells it, on the consumer's
 	 * thread without the device lock, when an RC or UC QP is given its
-	 * peer (modify to RTR: on, dgid, dqpn) and when it goes (destroy:
-	 * off).  A non-zero return fails the modify with it.  NULL: none.
+	 * peer (modify to RTR: on, dgid, dqpn).  A destroyed QP's peer stays
+	 * until its QPN gets a new one: frames queued before the destroy (a
+	 * last ACK) still go out.  A non-zero return fails the modify with
+	 * it.  NULL: none.
 	 */
 	int (*peer_cb)(void *ctx, uint32_t qpn, const uint8_t dgid[16],
 		       uint32_t dqpn, bool on);

@@ -284,10 +284,11 @@ int sr_qp_destroy(struct sr_qp *qp)
 	if (qp->srq)
 		qp->srq->users--;
 	sr_lock_release(&dev->lock);
-	if (dev->peer_cb != NULL &&
-	    (qp->type == SR_QPT_RC || qp->type == SR_QPT_UC))
-		(void)dev->peer_cb(dev->peer_ctx, qp->qpn, qp->attr.av.dgid,
-				   qp->attr.dest_qp_num, false);
+	/*
+	 * A shared device's daemon keeps this QP's peer until the QPN is
+	 * given a new one (or the process leaves): frames it queued before
+	 * going, like the last ACK above, must still go out.
+	 */
 	sr_pd_put(qp->pd);
 	free(qp->resp.res);
 	free(qp->resp.wqe);
