@@ -120,6 +120,35 @@ def main():
         print(('ok  ' if ok else 'FAIL') + '  nothing to draw: %s %s' %
               (os.path.basename(cap), ' '.join(args)))
         failed += 0 if ok else 1
+    # A huge capture without filters: one line saying how to filter, exit 2,
+    # no picture (not a 100 MB image).
+    huge = os.path.join(tmp, 'huge.pcap')
+    with open(captures + '/02_write_bw_64B.pcap', 'rb') as f:
+        head, body = f.read(24), f.read()
+    recs, off = [], 0
+    while off + 16 <= len(body):
+        incl = struct.unpack('<I', body[off + 8:off + 12])[0]
+        recs.append(body[off:off + 16 + incl])
+        off += 16 + incl
+    with open(huge, 'wb') as f:
+        f.write(head)
+        for i in range(5000):
+            r = recs[i % len(recs)]
+            f.write(struct.pack('<II', 1000 + i // 1000, (i % 1000) * 1000) + r[8:])
+    for ext in ('svg', 'png'):
+        out = os.path.join(tmp, 'huge.' + ext)
+        rc, log = run(tool, ['--summary', '--ladder', out, huge])
+        lines = [x for x in log.splitlines() if 'draw fewer' in x]
+        ok = (rc == 2 and len(lines) == 1 and '--max' in lines[0] and
+              not os.path.exists(out))
+        print(('ok  ' if ok else 'FAIL') + '  huge capture refused (%s): %s' %
+              (ext, lines[0] if lines else log.strip()[-200:]))
+        failed += 0 if ok else 1
+        # With a filter the same capture draws.
+        rc, log = run(tool, ['--summary', '--ladder', out, '--max', '50', huge])
+        ok = rc in (0, 1) and os.path.exists(out)
+        print(('ok  ' if ok else 'FAIL') + '  huge capture with --max 50 (%s)' % ext)
+        failed += 0 if ok else 1
     shutil.rmtree(tmp)
     print('%s' % ('all passed' if not failed else '%d failed' % failed))
     return 1 if failed else 0

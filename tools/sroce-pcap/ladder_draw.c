@@ -263,8 +263,10 @@ int sr_ladder_draw(const struct sr_ladder *l, const char *path,
 	}
 	if (h > LADDER_MAX_PX || w > LADDER_MAX_PX) {
 		snprintf(err, errlen,
-			 "%u packets make a picture %.0f pixels high; draw fewer (--max, --qp, --psn, --time)",
-			 l->narrow, h);
+			 "%u packets make a picture %.0f pixels high (at most %u fit%s); draw fewer (--max, --qp, --psn, --time)",
+			 l->narrow, h,
+			 (unsigned int)((LADDER_MAX_PX - LADDER_TOP - 20) / LADDER_ROW),
+			 l->truncated ? ", and --max left out more" : "");
 		return -EINVAL;
 	}
 	s = svg ? cairo_svg_surface_create(path, w, h) :
