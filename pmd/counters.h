@@ -130,6 +130,7 @@ struct sr_stats_qp {
 	uint32_t in_use;
 	uint64_t c[SR_QP_CTR_MAX];
 	uint64_t xport[SR_STATS_XPORT_MAX];   /* the QP's transport counters */
+	uint64_t rate_bps;    /* the requester's current rate (pacer or line) */
 };
 
 /*

@@ -63,6 +63,8 @@ void sr_pmd_dev_destroy(struct sr_pmd_dev *dev);
 /* The link ops (lib/core/link.h) and the link handle to pass with them. */
 const struct sr_link_ops *sr_pmd_link_ops(void);
 void *sr_pmd_link(struct sr_pmd_dev *dev);
+/* The port's speed in bit/s as DPDK reports it; 0 when it does not know. */
+uint64_t sr_pmd_speed_bps(const struct sr_pmd_dev *dev);
 
 /*
  * Register the handler for received UDP/4791 frames (NULL to remove; such

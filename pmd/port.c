@@ -406,6 +406,17 @@ void sr_port_teardown(struct sr_pmd_dev *dev)
 	dev->pool = NULL;
 }
 
+uint64_t sr_pmd_speed_bps(const struct sr_pmd_dev *dev)
+{
+	struct rte_eth_link link;
+
+	if (rte_eth_link_get_nowait(dev->port_id, &link) != 0 ||
+	    link.link_speed == RTE_ETH_SPEED_NUM_NONE ||
+	    link.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN)
+		return 0;
+	return (uint64_t)link.link_speed * 1000000u;
+}
+
 bool sr_port_link_up(const struct sr_pmd_dev *dev)
 {
 	struct rte_eth_link link;

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 
+#include "cc/hooks.h"
 #include "core/counters.h"
 #include "wire/parse.h"
 #include "xstats.h"
@@ -112,6 +113,7 @@ static void sr_xstats_publish_locked(struct sr_xstats *xs)
 		for (i = 0; i < SR_XSTATS_ARRAY_LEN(sr_xstats_qp_map); i++)
 			sr_stats_set(&slot->c[sr_xstats_qp_map[i].to],
 				     c[sr_xstats_qp_map[i].from]);
+		sr_stats_set(&slot->rate_bps, sr_qp_tx_rate(xs->qps[q].qp));
 	}
 }
 

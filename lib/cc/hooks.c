@@ -118,6 +118,16 @@ int sr_qp_set_rate_limit(struct sr_qp *qp, uint64_t bps)
 	return 0;
 }
 
+uint64_t sr_qp_tx_rate(const struct sr_qp *qp)
+{
+	uint64_t r;
+
+	if (!__atomic_load_n(&qp->cc_paced, __ATOMIC_RELAXED))
+		return qp->dev->line_bps;
+	r = __atomic_load_n(&qp->cc_pacer.rate_bps, __ATOMIC_RELAXED);
+	return r ? r : qp->dev->line_bps;
+}
+
 uint64_t sr_qp_cc_rate(const struct sr_qp *qp)
 {
 	return qp->cc_rp.line_bps ? sr_dcqcn_rate(&qp->cc_rp) : qp->dev->line_bps;

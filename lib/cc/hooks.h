@@ -44,6 +44,12 @@ uint64_t sr_cc_next_timer(struct sr_qp *qp, uint64_t now);
  */
 int sr_qp_set_rate_limit(struct sr_qp *qp, uint64_t bps);
 
+/*
+ * The rate the QP's requester is paced to now, in bit/s: the smaller of
+ * DCQCN's rate and the explicit limit, or the line rate when neither holds
+ * it.  A snapshot for the stats file; any thread may read it.
+ */
+uint64_t sr_qp_tx_rate(const struct sr_qp *qp);
 /* DCQCN's current rate of the QP in bit/s (the line rate when idle or off). */
 uint64_t sr_qp_cc_rate(const struct sr_qp *qp);
 

@@ -86,6 +86,15 @@ struct sr_req_state {
 	uint32_t max_psn;             /* one past the highest PSN ever sent */
 	uint32_t noack;               /* packets since the last AckReq */
 	uint32_t rd_atomic;           /* READ/atomic WQEs outstanding */
+	/*
+	 * Window after a loss (req.c, sr_req_window): 0 = fully open
+	 * (SR_MAX_UNACKED), else PSNs in flight allowed, grown as ACKs
+	 * return (slow start up to ssthresh, then one per window).
+	 */
+	uint32_t cwnd;
+	uint32_t ssthresh;
+	uint32_t cw_acc;              /* PSNs acked toward the next +1 */
+	uint32_t cw_seen;             /* comp.psn the window last counted */
 };
 
 struct sr_comp_state {

@@ -220,6 +220,8 @@ static void sr_comp_retry(struct sr_qp *qp, bool count_retry, uint16_t why)
 		qp->comp.retry_left--;
 	}
 	sr_qp_count(qp, SR_CNT_RETRY, 1);
+	if (why == SR_TRACE_WHY_BY_TIMEOUT || why == SR_TRACE_WHY_BY_SEQ_NAK)
+		sr_req_loss(qp, why == SR_TRACE_WHY_BY_TIMEOUT);
 	sr_req_rewind(qp);
 	sr_qp_trace(qp, SR_TRACE_GO_BACK, 0, why, qp->req.psn, next,
 		    qp->comp.retry_left, 0);

@@ -14,6 +14,16 @@
  * Retransmission: the completer decides where to resume (comp.psn) and
  * calls sr_req_rewind(); the same walk then sends the same PSNs again.  A
  * READ resumed in the middle asks only for the bytes not yet received.
+ *
+ * Window: SR_MAX_UNACKED PSNs in flight, except after a loss (timeout or
+ * sequence NAK, sr_req_loss): then the QP restarts with SR_CWND_RESTART
+ * PSNs (SR_CWND_TIMEOUT after a timeout) and grows by one per PSN
+ * acknowledged up to ssthresh (slow start), then by one per window
+ * acknowledged (congestion avoidance), until it is
+ * fully open again.  The retransmission is therefore clocked by the ACKs
+ * that come back, not sent as one burst, and QPs that share a queue back
+ * off together and grow at the same rate.  The packet that fills a
+ * reduced window asks for an ACK, or nothing would clock the next one.
  */
 #include <errno.h>
 #include <string.h>
@@ -172,6 +182,70 @@ static bool sr_req_start(struct sr_qp *qp, struct sr_send_wqe *w)
 	return true;
 }
 
+/* PSNs this QP may have unacknowledged now. */
+static uint32_t sr_req_window(struct sr_qp *qp)
+{
+	struct sr_req_state *r = &qp->req;
+	int32_t acked;
+	uint32_t n, ss;
+
+	if (r->cwnd == 0)
+		return SR_MAX_UNACKED;
+	acked = sr_psn_diff(qp->comp.psn, r->cw_seen);
+	if (acked <= 0)
+		return r->cwnd;
+	r->cw_seen = qp->comp.psn;
+	n = (uint32_t)acked;
+	if (r->cwnd < r->ssthresh) {
+		ss = r->ssthresh - r->cwnd < n ? r->ssthresh - r->cwnd : n;
+		r->cwnd += ss;
+		n -= ss;
+	}
+	r->cw_acc += n;
+	while (r->cw_acc >= r->cwnd && r->cwnd < SR_MAX_UNACKED) {
+		r->cw_acc -= r->cwnd;
+		r->cwnd++;
+	}
+	if (r->cwnd >= SR_MAX_UNACKED) {
+		r->cwnd = 0;
+		r->cw_acc = 0;
+		return SR_MAX_UNACKED;
+	}
+	return r->cwnd;
+}
+
+void sr_req_loss(struct sr_qp *qp, bool timeout)
+{
+	struct sr_req_state *r = &qp->req;
+	int32_t flight = sr_psn_diff(r->max_psn, qp->comp.psn);
+	uint32_t w = r->cwnd ? r->cwnd : SR_MAX_UNACKED, f;
+
+	if (qp->type != SR_QPT_RC)
+		return;
+	f = flight > 0 ? (uint32_t)flight : 0;
+	if (f > w)
+		f = w;
+	r->ssthresh = f / 2 > SR_CWND_RESTART ? f / 2 : SR_CWND_RESTART;
+	r->cwnd = timeout ? SR_CWND_TIMEOUT : SR_CWND_RESTART;
+	r->cw_acc = 0;
+	r->cw_seen = qp->comp.psn;
+}
+
+/*
+ * In a reduced window, ask for an ACK on every quarter window and on the
+ * packet that fills it: a queue that tail-drops loses the end of a burst,
+ * and an ACK for its start slides the window, whose next packets then
+ * arrive out of order and draw a sequence NAK instead of a timeout.
+ */
+static bool sr_req_ackreq_cw(const struct sr_qp *qp, uint32_t npsn)
+{
+	uint32_t q = qp->req.cwnd / 4 ? qp->req.cwnd / 4 : 1;
+
+	return qp->req.noack + 1 >= q ||
+	       sr_psn_diff(qp->req.psn, qp->comp.psn) + (int32_t)npsn >=
+	       (int32_t)qp->req.cwnd;
+}
+
 static uint8_t sr_req_pos(uint32_t off, uint32_t len, uint32_t mtu)
 {
 	bool first = off == 0, last = len - off <= mtu;
@@ -258,7 +332,8 @@ static int sr_req_packet(struct sr_qp *qp, struct sr_send_wqe *w)
 	bool last = pos == SR_POS_LAST || pos == SR_POS_ONLY;
 
 	b.se = last && (wr->send_flags & SR_SEND_SOLICITED);
-	b.ackreq = rc && (last || qp->req.noack + 1 >= SR_ACKREQ_EVERY);
+	b.ackreq = rc && (last || qp->req.noack + 1 >= SR_ACKREQ_EVERY ||
+			  (qp->req.cwnd != 0 && sr_req_ackreq_cw(qp, npsn)));
 	ret = sr_tx_send(qp, &b, &src, len);
 	if (ret == -EAGAIN) {
 		/*
@@ -346,7 +421,8 @@ unsigned int sr_req_run(struct sr_qp *qp, unsigned int budget)
 				break;
 		}
 		if (qp->type == SR_QPT_RC &&
-		    sr_psn_diff(qp->req.psn, qp->comp.psn) >= SR_MAX_UNACKED)
+		    sr_psn_diff(qp->req.psn, qp->comp.psn) >=
+		    (int32_t)sr_req_window(qp))
 			break;
 		if (w->state == SR_WQE_POSTED && !sr_req_start(qp, w))
 			break;

@@ -47,6 +47,17 @@
 /* ... and only when it answers this many packets at most (a quarter window), */
 #define SR_ACK_HOLD_PSNS  (SR_MAX_UNACKED / 4)
 /*
+ * PSNs a requester may have in flight right after a timeout or a sequence
+ * NAK (slow start, sr_req_loss): 16 QPs that each resend a full window
+ * into one small queue lose it again at every timeout (issue 20, point 5).
+ */
+#define SR_CWND_RESTART   4
+/*
+ * ... and after a timeout, which says even that may not get through: 16
+ * QPs restarting with 4 each overflowed a 24 KiB queue again together.
+ */
+#define SR_CWND_TIMEOUT   1
+/*
  * ... on a QP whose ACK timeout is this code or more (4.096 us << 12 =
  * 16.8 ms; 0, infinite, too): a consumer that stops calling verbs leaves a
  * held ACK to the shim's helper, which looks in every ~1-2 ms.  perftest
@@ -58,6 +69,12 @@
 unsigned int sr_req_run(struct sr_qp *qp, unsigned int budget);
 /* Requester: go back to retransmit from comp.psn. */
 void sr_req_rewind(struct sr_qp *qp);
+/*
+ * Requester: a loss (timeout or sequence NAK) — restart with a window of
+ * SR_CWND_TIMEOUT or SR_CWND_RESTART PSNs, ssthresh half the data that
+ * was in flight.
+ */
+void sr_req_loss(struct sr_qp *qp, bool timeout);
 
 /* Responder: one request packet. */
 void sr_resp_rx(struct sr_qp *qp, const struct sr_pkt *pkt);

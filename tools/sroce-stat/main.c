@@ -162,7 +162,7 @@ static void stat_print(const struct sr_stats_shm *s, const struct stat_opts *o)
 		for (unsigned int i = 0; i < SR_QP_CTR_MAX; i++)
 			printf(" %s=%llu", sr_stats_qp_name(i),
 			       (unsigned long long)s->qp[q].c[i]);
-		printf("\n");
+		printf(" rate_mbps=%.1f\n", (double)s->qp[q].rate_bps / 1e6);
 		stat_print_xport(s->qp[q].xport, s->n_xport_counters, o->all,
 				 "    ");
 	}

@@ -189,10 +189,13 @@ START_TEST(requester_paced_to_dcqcn_rate)
 	write_len(&p, 131072);
 	paced = sim_now(p.net) - t0;
 	ck_assert_uint_eq(cnt(p.n[1].qp, SR_CNT_CNP_SENT), 1);
+	/* the stats file's rate: the pacer's, not the line's */
+	ck_assert_uint_eq(sr_qp_tx_rate(p.n[0].qp), 100000000);
 	h_pair_fini(&p);
 
 	pair(&p, &m, NULL, NULL);
 	write_64k(&p);
+	ck_assert_uint_eq(sr_qp_tx_rate(p.n[0].qp), 100000000000ull);
 	t0 = sim_now(p.net);
 	write_len(&p, 131072);
 	free_run = sim_now(p.net) - t0;
@@ -222,11 +225,13 @@ START_TEST(explicit_rate_limit)
 	t0 = sim_now(p.net);
 	write_len(&p, 131072);
 	paced = sim_now(p.net) - t0;
+	ck_assert_uint_eq(sr_qp_tx_rate(p.n[0].qp), 100000000);
 	ck_assert_int_eq(sr_qp_set_rate_limit(p.n[0].qp, 0), 0);
 	h_settle(&p);
 	t0 = sim_now(p.net);
 	write_len(&p, 131072);
 	lifted = sim_now(p.net) - t0;
+	ck_assert_uint_eq(sr_qp_tx_rate(p.n[0].qp), 100000000000ull);
 	ck_assert_uint_eq(cnt(p.n[0].qp, SR_CNT_CNP_RCVD), 0);
 	ck_assert_int_eq(sr_qp_set_rate_limit(p.n[0].qp, SR_PACER_MAX_RATE + 1), -EINVAL);
 	ck_assert_int_eq(sr_qp_set_rate_limit(NULL, 1), -EINVAL);
