@@ -30,7 +30,9 @@ struct sr_cm *sr_cm_create(const struct sr_cm_cfg *cfg)
 	struct sr_cm *cm;
 
 	if (cfg == NULL || cfg->ops.send == NULL || cfg->ops.event == NULL ||
-	    cfg->max_ids > SR_CM_MAX_IDS)
+	    cfg->max_ids > SR_CM_MAX_IDS ||
+	    cfg->comm_id_block >= SR_CM_COMM_ID_BLOCKS ||
+	    (cfg->comm_id_block && cfg->max_ids > SR_CM_BLOCK_IDS))
 		return NULL;
 	cm = calloc(1, sizeof(*cm));
 	if (cm == NULL)
@@ -54,6 +56,10 @@ void sr_cm_destroy(struct sr_cm *cm)
 {
 	if (cm == NULL)
 		return;
+	for (uint32_t i = 0; i < cm->nids && cm->cfg.ops.listen != NULL; i++)
+		if (cm->ids[i].used && cm->ids[i].state == SR_CM_LISTEN)
+			(void)cm->cfg.ops.listen(cm->cfg.ops.ctx,
+						 cm->ids[i].service_id, false);
 	free(cm->ids);
 	free(cm);
 }
@@ -81,10 +87,16 @@ static struct sr_cm_id *id_alloc(struct sr_cm *cm)
 		id->cm = cm;
 		id->used = true;
 		id->deadline = UINT64_MAX;
-		/* A local ID is never 0 and changes each time a slot is reused. */
+		/* A local ID is never 0 and changes each time a slot is reused;
+		 * on a shared port it carries the CM's block (cm.h). */
 		if (++cm->gen == 0)
 			cm->gen = 1;
-		id->local_id = (uint32_t)cm->gen << 16 | i;
+		if (cm->cfg.comm_id_block)
+			id->local_id = cm->cfg.comm_id_block <<
+					       SR_CM_COMM_ID_BLOCK_SHIFT |
+				       (uint32_t)(cm->gen & 0x3FFu) << 10 | i;
+		else
+			id->local_id = (uint32_t)cm->gen << 16 | i;
 		id->tid = (uint64_t)cm->cfg.comm_id_seed << 32 | id->local_id;
 		cm->in_use++;
 		return id;
@@ -101,7 +113,7 @@ void sr_cm_id_free(struct sr_cm *cm, struct sr_cm_id *id)
 
 static struct sr_cm_id *id_by_local(struct sr_cm *cm, uint32_t local_id)
 {
-	uint32_t slot = local_id & 0xFFFFu;
+	uint32_t slot = local_id & (cm->cfg.comm_id_block ? 0x3FFu : 0xFFFFu);
 	struct sr_cm_id *id;
 
 	if (slot >= cm->nids)
@@ -463,6 +475,14 @@ int sr_cm_listen(struct sr_cm *cm, uint64_t service_id, void *ctx,
 	id = id_alloc(cm);
 	if (id == NULL)
 		return -ENOMEM;
+	if (cm->cfg.ops.listen != NULL) {
+		int rc = cm->cfg.ops.listen(cm->cfg.ops.ctx, service_id, true);
+
+		if (rc) {
+			sr_cm_id_free(cm, id);
+			return rc;
+		}
+	}
 	id->state = SR_CM_LISTEN;
 	id->service_id = service_id;
 	id->ctx = ctx;
@@ -664,6 +684,11 @@ void sr_cm_id_destroy(struct sr_cm_id *id, uint64_t now)
 		(void)sr_cm_dispatch(cm, id, SR_CM_IN_API_SIDR_REP,
 				     &(struct sr_cm_in){ .now = now,
 							 .value = SR_CM_SIDR_REJECT });
+		break;
+	case SR_CM_LISTEN:
+		if (cm->cfg.ops.listen != NULL)
+			(void)cm->cfg.ops.listen(cm->cfg.ops.ctx,
+						 id->service_id, false);
 		break;
 	default:
 		break;

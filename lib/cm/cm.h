@@ -20,6 +20,7 @@
 #ifndef SR_CM_CM_H
 #define SR_CM_CM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "cm/mad.h"
@@ -118,6 +119,13 @@ struct sr_cm_ops {
 	/* Send one MAD (SR_MAD_SIZE bytes) to the peer's QP1. */
 	void (*send)(void *ctx, const struct sr_cm_addr *to, const uint8_t *mad);
 	void (*event)(void *ctx, struct sr_cm_id *id, const struct sr_cm_event *ev);
+	/* Optional: a listener on service_id comes (on) or goes.  A CM that
+	 * shares its port with other processes' (sroced) registers its
+	 * service IDs with the port's owner, which routes REQs and SIDR_REQs
+	 * by them; -errno refuses the listen (-EADDRINUSE: another process
+	 * listens there).  Called from sr_cm_listen, sr_cm_id_destroy and
+	 * sr_cm_destroy. */
+	int (*listen)(void *ctx, uint64_t service_id, bool on);
 	void *ctx;
 };
 
@@ -127,7 +135,22 @@ struct sr_cm_cfg {
 	uint64_t ca_guid;        /* local CA GUID in REQ and REP */
 	uint64_t timewait_ns;    /* 0 = 4.096 us << 18 (about 1.07 s) */
 	uint32_t comm_id_seed;   /* randomises the local communication IDs */
+	/* 0, or the block of communication IDs this CM owns on a port it
+	 * shares with other processes (1 .. SR_CM_COMM_ID_BLOCKS - 1, given
+	 * by the port's owner): its local IDs then carry the block in their
+	 * top bits (cm/route.h) and max_ids is at most SR_CM_BLOCK_IDS. */
+	uint32_t comm_id_block;
 };
+
+/* Communication IDs of a shared port: block << 20 | generation << 10 | slot. */
+#define SR_CM_COMM_ID_BLOCK_SHIFT 20
+#define SR_CM_COMM_ID_BLOCKS      4096u
+#define SR_CM_BLOCK_IDS           1024u
+
+static inline uint32_t sr_cm_comm_id_block(uint32_t comm_id)
+{
+	return comm_id >> SR_CM_COMM_ID_BLOCK_SHIFT;
+}
 
 /* Counters: X(name, text).  Every MAD the CM drops is counted once. */
 #define SR_CM_COUNTERS(X)                                                  \

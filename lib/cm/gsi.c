@@ -66,6 +66,13 @@ static void gsi_event(void *ctx, struct sr_cm_id *id, const struct sr_cm_event *
 	g->user.event(g->user.ctx, id, ev);
 }
 
+static int gsi_listen(void *ctx, uint64_t service_id, bool on)
+{
+	struct sr_gsi *g = ctx;
+
+	return g->user.listen(g->user.ctx, service_id, on);
+}
+
 struct sr_gsi *sr_gsi_create(const struct sr_gsi_cfg *cfg)
 {
 	struct sr_cm_cfg cc;
@@ -79,7 +86,10 @@ struct sr_gsi *sr_gsi_create(const struct sr_gsi_cfg *cfg)
 	g->cfg = *cfg;
 	g->user = cfg->cm.ops;
 	cc = cfg->cm;
-	cc.ops = (struct sr_cm_ops){ .send = gsi_send, .event = gsi_event, .ctx = g };
+	cc.ops = (struct sr_cm_ops){ .send = gsi_send, .event = gsi_event,
+				     .listen = cfg->cm.ops.listen ? gsi_listen
+								  : NULL,
+				     .ctx = g };
 	g->cm = sr_cm_create(&cc);
 	if (g->cm == NULL) {
 		free(g);
