@@ -14,6 +14,7 @@
 #include "cm_host.h"
 #include "core/dev.h"
 #include "counters.h"
+#include "daemon.h"
 #include "pmd.h"
 #include "wire/parse.h"
 
@@ -59,6 +60,15 @@ static int cm_host_tx(void *ctx, const uint8_t *frame, uint32_t len)
 	memcpy(buf, frame, len);
 	ops->tx_submit(link, cookie, len);
 	return 0;
+}
+
+/* With sroced, QP1 is the daemon's: it learns our service IDs. */
+static int cm_host_listen(void *ctx, uint64_t service_id, bool on)
+{
+	struct sr_cm_host *h = ctx;
+
+	return sr_pmd_daemon_listen(sr_pmd_config_of(h->cfg.pmd)->daemon_fd,
+				    service_id, on);
 }
 
 static void cm_host_event(void *ctx, struct sr_cm_id *id,
@@ -185,6 +195,7 @@ int sr_cm_host_create(const struct sr_cm_host_cfg *cfg,
 		      struct sr_cm_host **out)
 {
 	struct sr_gsi_cfg gc = { 0 };
+	const struct sr_pmd_config *pc;
 	struct sr_cm_host *h;
 	int rc;
 
@@ -207,6 +218,14 @@ int sr_cm_host_create(const struct sr_cm_host_cfg *cfg,
 	/* Local communication IDs differ per process and per run. */
 	gc.cm.comm_id_seed = (uint32_t)(sr_pmd_now_ns(cfg->pmd) ^
 					((uint64_t)getpid() << 16));
+	/* On sroced's device our IDs are in our QPN block's number, and our
+	 * listeners are registered with the daemon (lib/cm/route.h). */
+	pc = sr_pmd_config_of(cfg->pmd);
+	if (pc->has_gw && pc->daemon_fd >= 0) {
+		gc.cm.comm_id_block = pc->qpn_base >> SRD_QPN_SHIFT;
+		gc.cm.max_ids = SR_CM_BLOCK_IDS;
+		gc.cm.ops.listen = cm_host_listen;
+	}
 	h->gsi = sr_gsi_create(&gc);
 	if (h->gsi == NULL) {
 		free(h);

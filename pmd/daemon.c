@@ -56,9 +56,25 @@ static int sr_daemon_connect(const char *sock)
 	return fd;
 }
 
-/* Send a request, wait (5 s at most) for its reply of up to cap bytes. */
+/* Send a request, wait (5 s at most) for its reply of up to cap bytes.
+ * One call at a time in the process: replies come in order on fd. */
+static int sr_daemon_call_locked(int fd, const void *req, size_t len,
+				 void *rep, size_t cap);
+
 static int sr_daemon_call(int fd, const void *req, size_t len, void *rep,
 			  size_t cap)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	int rc;
+
+	pthread_mutex_lock(&lock);
+	rc = sr_daemon_call_locked(fd, req, len, rep, cap);
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
+
+static int sr_daemon_call_locked(int fd, const void *req, size_t len,
+				 void *rep, size_t cap)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	const struct srd_hdr *rq = req;
@@ -202,7 +218,6 @@ int sr_pmd_daemon_attach(const char *sock, unsigned int index,
 int sr_pmd_daemon_qp_peer(int fd, uint32_t qpn, const uint8_t dgid[16],
 			  uint32_t dqpn, bool on)
 {
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	struct srd_qp_peer req;
 	struct srd_hdr rep;
 	int rc;
@@ -212,9 +227,20 @@ int sr_pmd_daemon_qp_peer(int fd, uint32_t qpn, const uint8_t dgid[16],
 	req.dqpn = dqpn & 0xffffffu;
 	memcpy(req.dgid, dgid, 16);
 	req.on = on;
-	pthread_mutex_lock(&lock);
 	rc = sr_daemon_call(fd, &req, sizeof(req), &rep, sizeof(rep));
-	pthread_mutex_unlock(&lock);
+	return rc;
+}
+
+int sr_pmd_daemon_listen(int fd, uint64_t service_id, bool on)
+{
+	struct srd_listen_req req;
+	struct srd_hdr rep;
+	int rc;
+
+	srd_hdr_init(&req.h, SRD_LISTEN, sizeof(req));   /* zeroes req */
+	req.service_id = service_id;
+	req.on = on;
+	rc = sr_daemon_call(fd, &req, sizeof(req), &rep, sizeof(rep));
 	return rc;
 }
 

@@ -64,6 +64,14 @@ int sr_pmd_daemon_attach(const char *sock, unsigned int index,
 int sr_pmd_daemon_qp_peer(int fd, uint32_t qpn, const uint8_t dgid[16],
 			  uint32_t dqpn, bool on);
 
+/*
+ * Tell the daemon that the process's CM listens on service_id (on) or no
+ * longer (off): the daemon owns the device's QP1 and sends each process
+ * the REQs for its services (lib/cm/route.h).  Thread-safe.  0 or -errno
+ * (-EADDRINUSE: another process listens there).
+ */
+int sr_pmd_daemon_listen(int fd, uint64_t service_id, bool on);
+
 /* Is the daemon still there (its end of fd open)?  Never blocks. */
 bool sr_pmd_daemon_alive(int fd);
 

@@ -82,6 +82,7 @@ static void srd_client_drop(struct sroced *d, unsigned int slot,
 					sr_stats_dev_name(i),
 					(unsigned long long)st->dev[i]);
 	}
+	srd_listen_drop_client(d, c);
 	if (c->block) {
 		d->block[c->block].owner = NULL;
 		d->block[c->block].free_at_ns = srd_now_ns() + d->quarantine_ns;
@@ -270,6 +271,18 @@ static int srd_request(struct sroced *d, struct srd_client *c,
 		(void)srd_peers_set(c->peers, q->qpn & (SRD_QPN_BLOCK - 1),
 				    q->dgid, q->dqpn, q->on != 0);
 		return srd_reply_err(c->fd, SRD_QP_PEER, 0);
+	}
+	case SRD_LISTEN: {
+		const struct srd_listen_req *l = (const void *)msg;
+
+		int rc = c->dev == NULL || c->block == 0 ? -EPERM :
+			 srd_listen_set(d, c, l->service_id, l->on != 0);
+
+		if (d->verbose)
+			srd_log("client %u: listen on service ID 0x%016llx %s: %s",
+				c->id, (unsigned long long)l->service_id,
+				l->on ? "on" : "off", rc ? strerror(-rc) : "ok");
+		return srd_reply_err(c->fd, SRD_LISTEN, rc);
 	}
 	default:
 		return -EPROTO;

@@ -84,8 +84,8 @@ static void srd_dev_describe(struct srd_device *dv)
 	}
 }
 
-static int srd_dev_open(struct srd_device *dv, unsigned int index,
-			const char *path)
+static int srd_dev_open(struct sroced *d, struct srd_device *dv,
+			unsigned int index, const char *path)
 {
 	char err[SR_CONFIG_ERR_MAX] = "";
 	int rc;
@@ -112,6 +112,11 @@ static int srd_dev_open(struct srd_device *dv, unsigned int index,
 		return rc;
 	}
 	srd_dev_describe(dv);
+	rc = srd_qp1_open(d, dv);
+	if (rc) {
+		srd_log("%s: QP1: %s", dv->name, strerror(-rc));
+		return rc;
+	}
 	sr_pmd_set_rx_handler(dv->pmd, srd_switch_from_port, dv);
 	srd_log("%s: %s, port %s, MTU %u", dv->name, path,
 		dv->cfg.iface[0] ? dv->cfg.iface : dv->cfg.port, dv->info.mtu);
@@ -173,6 +178,8 @@ static void srd_run(struct sroced *d)
 		}
 		if (now >= ctl_next) {
 			srd_ctl_poll(d);
+			for (unsigned int i = 0; i < d->ndevs; i++)
+				srd_qp1_poll(&d->dev[i], now);
 			ctl_next = sr_pmd_now_ns(d->dev[0].pmd) + 1000000;
 		}
 	}
@@ -253,7 +260,7 @@ int main(int argc, char **argv)
 	signal(SIGTERM, srd_on_signal);
 	signal(SIGINT, srd_on_signal);
 	for (unsigned int i = 0; i < nconfigs && rc == 0; i++) {
-		rc = srd_dev_open(&d.dev[i], i, configs[i]);
+		rc = srd_dev_open(&d, &d.dev[i], i, configs[i]);
 		if (rc == 0)
 			d.ndevs++;
 	}
@@ -271,8 +278,10 @@ int main(int argc, char **argv)
 		srd_log("stopping");
 	}
 	srd_ctl_close(&d);
-	for (unsigned int i = 0; i < d.ndevs; i++)
+	for (unsigned int i = 0; i < d.ndevs; i++) {
+		srd_qp1_close(&d.dev[i]);
 		sr_pmd_dev_destroy(d.dev[i].pmd);
+	}
 	globfree(&gl);
 	return rc ? 1 : 0;
 }

@@ -33,6 +33,9 @@ static size_t srd_size(uint16_t type, int reply)
 	case SRD_QP_PEER:
 		return reply ? sizeof(struct srd_hdr)
 			     : sizeof(struct srd_qp_peer);
+	case SRD_LISTEN:
+		return reply ? sizeof(struct srd_hdr)
+			     : sizeof(struct srd_listen_req);
 	default:
 		return 0;
 	}
@@ -77,6 +80,10 @@ int srd_check(const void *msg, size_t len, int reply, uint16_t *type)
 	}
 	if (t == 0 || t >= SRD_TYPE_MAX || len != srd_size(t, reply) ||
 	    h->status != 0)
+		return -EPROTO;
+	if (!reply && t == SRD_LISTEN &&
+	    (((const struct srd_listen_req *)msg)->on > 1 ||
+	     ((const struct srd_listen_req *)msg)->pad != 0))
 		return -EPROTO;
 	if (reply) {
 		if (t == SRD_DEV_INFO && !srd_dev_info_ok(msg))

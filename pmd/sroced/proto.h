@@ -41,6 +41,7 @@ enum srd_type {
 	SRD_DEV_INFO = 2,
 	SRD_ATTACH = 3,
 	SRD_QP_PEER = 4,          /* an attached client's RC/UC QP's peer */
+	SRD_LISTEN = 5,           /* its CM listens on a service ID */
 	SRD_TYPE_MAX,
 	SRD_REPLY = 0x8000,       /* or'ed into the request's type */
 };
@@ -105,6 +106,19 @@ struct srd_qp_peer {
 	uint32_t dqpn;
 	uint8_t dgid[16];
 	uint32_t on;
+};
+
+/*
+ * LISTEN: the client's CM listens on service_id (on) or no longer (off);
+ * the daemon sends it the REQs and SIDR_REQs for it (lib/cm/route.h).
+ * The reply is a bare header: 0, -EADDRINUSE (another client listens
+ * there), -ENOENT (off: not the client's), -ENOSPC, -EPERM (not attached).
+ */
+struct srd_listen_req {
+	struct srd_hdr h;
+	uint64_t service_id;
+	uint32_t on;
+	uint32_t pad;
 };
 
 /* Fill a header for a message of type and size. */

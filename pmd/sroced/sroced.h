@@ -8,7 +8,10 @@
  *             quarantine;
  *   switch.c  frames: from the device's port to the client that owns the
  *             destination QPN, from a client to the port or (the device's
- *             own address) to another client, each client frame checked.
+ *             own address) to another client, each client frame checked;
+ *   qp1.c     QP1: MADs to the client whose CM they name (by listened
+ *             service ID or communication ID block), the rest to the
+ *             daemon's own CM; the listeners.
  *
  * One thread does everything: every port (the devices' and the clients'
  * frame channels) runs in inline mode and this thread progresses them.
@@ -21,14 +24,18 @@
 #include <sys/types.h>
 
 #include "config.h"
+#include "counters.h"
 #include "gid.h"
 #include "pmd.h"
 #include "sroced/peers.h"
 #include "sroced/proto.h"
 
 #define SRD_CLIENTS_MAX 64
+#define SRD_LISTEN_MAX  1024
 
 struct srd_client;
+struct sr_frame;
+struct sr_gsi;
 
 struct srd_device {
 	char name[SRD_NAME_MAX];
@@ -38,6 +45,8 @@ struct srd_device {
 	struct srd_dev_info info;       /* what clients are told */
 	uint8_t ip[SR_GID_TABLE_MAX][16];  /* own addresses, as GIDs */
 	unsigned int nip;
+	struct sr_gsi *gsi;             /* the daemon's own CM on QP1 */
+	uint64_t gsi_pub[4];            /* its counters last published */
 };
 
 struct srd_client {
@@ -59,6 +68,13 @@ struct srd_block {
 	uint64_t free_at_ns;            /* quarantined until */
 };
 
+/* A service ID a client listens on (SRD_LISTEN): its REQs go there. */
+struct srd_listen {
+	struct srd_client *client;
+	const struct srd_device *dev;
+	uint64_t sid;
+};
+
 struct sroced {
 	const char *sock_path;
 	char run_dir[SR_CONFIG_STR_MAX];
@@ -74,6 +90,8 @@ struct sroced {
 	uint32_t nblocks;               /* blocks 1 .. nblocks-1 handed out */
 	uint32_t next_block;
 	uint64_t quarantine_ns;
+	struct srd_listen listen[SRD_LISTEN_MAX];
+	unsigned int nlisten;
 	bool verbose;
 };
 
@@ -95,5 +113,36 @@ void srd_switch_from_client(void *client_ctx, const struct sr_link_frame *f,
 			    unsigned int n);
 /* The daemon the handlers switch for (one per process). */
 void srd_switch_init(struct sroced *d);
+/* Helpers qp1.c shares: the frame's source or destination IP as a GID;
+ * is it one of the device's; the client that owns a QPN block of the
+ * device (attached, channel open), NULL if none; copy a frame into a
+ * port's transmit buffer with new MACs (false: full, counted). */
+void srd_frame_gid(const uint8_t *p, const struct sr_frame *f, bool dst,
+		   uint8_t gid[16]);
+bool srd_dev_is_own(const struct srd_device *dv, const uint8_t gid[16]);
+struct srd_client *srd_block_owner(const struct srd_device *dv,
+				   uint32_t block);
+bool srd_emit(struct sr_pmd_dev *to, const uint8_t *p, uint32_t len,
+	      const uint8_t dst[6], const uint8_t src[6]);
+
+/* qp1.c */
+int srd_qp1_open(struct sroced *d, struct srd_device *dv);
+void srd_qp1_close(struct srd_device *dv);
+/* The daemon CM's timers (it keeps no connection: rarely any). */
+void srd_qp1_poll(struct srd_device *dv, uint64_t now);
+/* A frame for QPN 1 of dv (from its port, or from a client to one of its
+ * addresses): to the client whose CM it names (counted as ok on counted),
+ * else to the daemon's CM. */
+void srd_qp1_route(struct srd_device *dv, struct sr_pmd_dev *counted,
+		   const uint8_t *p, uint32_t len, const struct sr_frame *f,
+		   enum sr_dev_counter ok);
+/* May client c send this QP1 frame (a CM Send for its own IDs)? */
+bool srd_qp1_client_ok(const struct srd_client *c, const uint8_t *p,
+		       const struct sr_frame *f);
+/* SRD_LISTEN: 0, -EADDRINUSE (another client's), -ENOENT (off: not
+ * c's), -ENOSPC. */
+int srd_listen_set(struct sroced *d, struct srd_client *c, uint64_t sid,
+		   bool on);
+void srd_listen_drop_client(struct sroced *d, const struct srd_client *c);
 
 #endif /* SR_SROCED_H */

@@ -11,9 +11,9 @@
  * not.  Then it goes to another client (or the same) when its
  * destination is the device's own address, else out of the port to the
  * neighbour's MAC (the device's ARP / ND, or the host's when the port is
- * the host's NIC).  QP1 (the CM) is the daemon's: not switched yet
- * (sw_drop_qp1).  Each frame is copied once, into the other side's
- * buffer.
+ * the host's NIC).  QP1 is the daemon's: its MADs go where qp1.c says,
+ * and a client's MAD must speak for the client's own CM.  Each frame is
+ * copied once, into the other side's buffer.
  */
 #include <string.h>
 
@@ -30,7 +30,7 @@ void srd_switch_init(struct sroced *d)
 }
 
 /* The frame's IP addresses as GIDs (IPv4 as ::ffff:a.b.c.d). */
-static void srd_ip_gid(const uint8_t *p, const struct sr_frame *f, bool dst,
+void srd_frame_gid(const uint8_t *p, const struct sr_frame *f, bool dst,
 		       uint8_t gid[16])
 {
 	if (f->ip_version == 4) {
@@ -43,7 +43,7 @@ static void srd_ip_gid(const uint8_t *p, const struct sr_frame *f, bool dst,
 	}
 }
 
-static bool srd_is_own(const struct srd_device *dv, const uint8_t gid[16])
+bool srd_dev_is_own(const struct srd_device *dv, const uint8_t gid[16])
 {
 	for (unsigned int i = 0; i < dv->nip; i++)
 		if (memcmp(dv->ip[i], gid, 16) == 0)
@@ -51,14 +51,18 @@ static bool srd_is_own(const struct srd_device *dv, const uint8_t gid[16])
 	return false;
 }
 
-static struct srd_client *srd_owner(uint32_t qpn)
+struct srd_client *srd_block_owner(const struct srd_device *dv,
+				   uint32_t block)
 {
-	return srd_sw->block[(qpn >> SRD_QPN_SHIFT) % SRD_BLOCKS].owner;
+	struct srd_client *c = block < SRD_BLOCKS ? srd_sw->block[block].owner
+						  : NULL;
+
+	return c != NULL && c->dev == dv && c->port != NULL ? c : NULL;
 }
 
 /* Copy a frame into a port's transmit buffer with new MACs. */
-static bool srd_emit(struct sr_pmd_dev *to, const uint8_t *p, uint32_t len,
-		     const uint8_t dst[6], const uint8_t src[6])
+bool srd_emit(struct sr_pmd_dev *to, const uint8_t *p, uint32_t len,
+	      const uint8_t dst[6], const uint8_t src[6])
 {
 	const struct sr_link_ops *ops = sr_pmd_link_ops();
 	void *link = sr_pmd_link(to), *cookie;
@@ -75,18 +79,24 @@ static bool srd_emit(struct sr_pmd_dev *to, const uint8_t *p, uint32_t len,
 	return true;
 }
 
-/* To the client that owns the destination QPN (of this device). */
+/* To the client that owns the destination QPN (of this device); QP1's
+ * MADs to the client whose CM they name (qp1.c). */
 static void srd_to_client(struct srd_device *dv, struct sr_pmd_dev *counted,
-			  const uint8_t *p, uint32_t len, uint32_t dqpn,
+			  const uint8_t *p, uint32_t len, const struct sr_frame *f,
 			  enum sr_dev_counter ok)
 {
-	struct srd_client *c = srd_owner(dqpn);
+	uint32_t dqpn = sr_bth_dqpn(sr_frame_bth(p, f));
+	struct srd_client *c = srd_block_owner(dv, dqpn >> SRD_QPN_SHIFT);
 
-	if (dqpn <= 1) {
+	if (dqpn == 1) {
+		srd_qp1_route(dv, counted, p, len, f, ok);
+		return;
+	}
+	if (dqpn == 0) {
 		sr_stats_add(sr_pmd_stats(counted), SR_CTR_SW_DROP_GSI, 1);
 		return;
 	}
-	if (c == NULL || c->dev != dv || c->port == NULL) {
+	if (c == NULL) {
 		sr_stats_add(sr_pmd_stats(counted), SR_CTR_SW_DROP_NO_OWNER, 1);
 		return;
 	}
@@ -106,9 +116,7 @@ void srd_switch_from_port(void *dev_ctx, const struct sr_link_frame *fr,
 		/* the port's classifier let only RoCEv2 to us through */
 		if (!sr_frame_layout(p, fr[i].len, &f) || !sr_frame_is_roce(p, &f))
 			continue;
-		srd_to_client(dv, dv->pmd, p, fr[i].len,
-			      sr_bth_dqpn(sr_frame_bth(p, &f)),
-			      SR_CTR_SW_TO_CLIENT);
+		srd_to_client(dv, dv->pmd, p, fr[i].len, &f, SR_CTR_SW_TO_CLIENT);
 	}
 }
 
@@ -123,8 +131,8 @@ static bool srd_client_frame_ok(const struct srd_client *c,
 
 	if (f->vlan != 0 || memcmp(p + 6, dv->info.mac, 6) != 0)
 		return false;
-	srd_ip_gid(p, f, false, src);
-	if (!srd_is_own(dv, src))
+	srd_frame_gid(p, f, false, src);
+	if (!srd_dev_is_own(dv, src))
 		return false;
 	/* UD SEND_ONLY (+IMM): DETH's source QP is named on the wire */
 	if (op == 0x64 || op == 0x65) {
@@ -135,12 +143,17 @@ static bool srd_client_frame_ok(const struct srd_client *c,
 			return false;
 		sqpn = ((uint32_t)deth[5] << 16) | ((uint32_t)deth[6] << 8) |
 		       deth[7];
+		/* QP1 is the daemon's: a client's CM speaks only for its
+		 * own communication IDs, and only to another QP1 */
+		if (sqpn == 1 || sr_bth_dqpn(bth) == 1)
+			return sqpn == 1 && sr_bth_dqpn(bth) == 1 &&
+			       srd_qp1_client_ok(c, p, f);
 		if (sqpn >> SRD_QPN_SHIFT != c->block)
 			return false;
 	}
 	/* RC, UC and CNPs: only to the peer of one of its QPs */
 	if (op < 0x40 || op == 0x81) {
-		srd_ip_gid(p, f, true, dst);
+		srd_frame_gid(p, f, true, dst);
 		if (!srd_peers_has(c->peers, dst, sr_bth_dqpn(bth)))
 			return false;
 	}
@@ -168,11 +181,9 @@ void srd_switch_from_client(void *client_ctx, const struct sr_link_frame *fr,
 			sr_stats_add(sr_pmd_stats(c->port), SR_CTR_SW_DROP_FORGED, 1);
 			continue;
 		}
-		srd_ip_gid(p, &f, true, dst);
-		if (srd_is_own(dv, dst)) {      /* another process of ours */
-			srd_to_client(dv, c->port, p, len,
-				      sr_bth_dqpn(sr_frame_bth(p, &f)),
-				      SR_CTR_SW_LOCAL);
+		srd_frame_gid(p, &f, true, dst);
+		if (srd_dev_is_own(dv, dst)) {      /* another process of ours */
+			srd_to_client(dv, c->port, p, len, &f, SR_CTR_SW_LOCAL);
 			continue;
 		}
 		rc = sr_pmd_resolve(dv->pmd, dst, mac);

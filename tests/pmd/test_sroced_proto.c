@@ -65,6 +65,27 @@ START_TEST(test_good)
 		srd_hdr_init(&ok, SRD_QP_PEER | SRD_REPLY, sizeof(ok));
 		ck_assert_int_eq(srd_check(&ok, sizeof(ok), 1, &type), 0);
 	}
+	{
+		struct srd_listen_req l;
+		struct srd_hdr ok;
+
+		srd_hdr_init(&l.h, SRD_LISTEN, sizeof(l));
+		l.service_id = 0x0000000001061c06ull;
+		l.on = 1;
+		ck_assert_int_eq(srd_check(&l, sizeof(l), 0, &type), 0);
+		ck_assert_uint_eq(type, SRD_LISTEN);
+		l.on = 2;
+		ck_assert_int_eq(srd_check(&l, sizeof(l), 0, &type), -EPROTO);
+		l.on = 0;
+		l.pad = 1;
+		ck_assert_int_eq(srd_check(&l, sizeof(l), 0, &type), -EPROTO);
+		l.pad = 0;
+		ck_assert_int_eq(srd_check(&l, sizeof(l) - 1, 0, &type), -EPROTO);
+		srd_hdr_init(&ok, SRD_LISTEN | SRD_REPLY, sizeof(ok));
+		ck_assert_int_eq(srd_check(&ok, sizeof(ok), 1, &type), 0);
+		ok.status = -EADDRINUSE;
+		ck_assert_int_eq(srd_check(&ok, sizeof(ok), 1, &type), 0);
+	}
 	/* an error reply is a bare header, also to a request of no type */
 	srd_hdr_init(&e, SRD_UNKNOWN | SRD_REPLY, sizeof(e));
 	e.status = -EPROTO;

@@ -10,11 +10,16 @@
  *   3. a UD SEND from another source MAC: forged;
  *   4. an RC SEND to victim_qpn, which no QP of its own is connected to:
  *      forged;
- *   5. a good UD SEND from its own QP to a QPN of its own block at the
+ *   5. a CM DREQ from QP1 that speaks for a communication ID of another
+ *      client's block (victim_qpn's): forged (QP1 and the CM's IDs are
+ *      the daemon's, lib/cm/route.h);
+ *   6. a MAD to QP1 from a UD QP of its own block: forged (only QP1
+ *      speaks to QP1);
+ *   7. a good UD SEND from its own QP to a QPN of its own block at the
  *      device's address: the daemon switches it back to this channel.
  *
  *   forge VICTIM_QPN
- * Prints "forged 4 sent, good 1 sent, good 1 came back" and exits 0 when
+ * Prints "forged 6 sent, good 1 sent, good 1 came back" and exits 0 when
  * the good frame came back; the test reads the daemon's counters.
  */
 #include <errno.h>
@@ -23,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cm/mad.h"
 #include "daemon.h"
 #include "pmd.h"
 #include "wire/build.h"
@@ -42,13 +48,17 @@ static void on_rx(void *ctx, const struct sr_link_frame *f, unsigned int n)
 			got_back++;
 }
 
+static uint8_t mad[SR_MAD_SIZE];
+
 static int send_op(struct sr_pmd_dev *dev, uint8_t opcode, const uint8_t smac[6],
 		   const uint8_t dmac[6], const uint8_t sgid[16],
 		   const uint8_t dgid[16], uint32_t dqpn, uint32_t sqpn)
 {
 	const struct sr_link_ops *ops = sr_pmd_link_ops();
 	struct sr_build b = { 0 };
-	static const char payload[64] = "forged by tests/sroced/forge.c";
+	static const char text[64] = "forged by tests/sroced/forge.c";
+	const void *payload = dqpn == 1 ? (const void *)mad : text;
+	uint32_t plen = dqpn == 1 ? SR_MAD_SIZE : sizeof(text);
 	void *cookie;
 	uint8_t *buf;
 	int len;
@@ -63,12 +73,12 @@ static int send_op(struct sr_pmd_dev *dev, uint8_t opcode, const uint8_t smac[6]
 	b.pkey = 0xffff;
 	b.dqpn = dqpn;
 	b.psn = 1;
-	b.deth_qkey = 0x11111111;
+	b.deth_qkey = dqpn == 1 ? SR_GSI_QKEY : 0x11111111;
 	b.deth_sqpn = sqpn;
-	buf = ops->tx_alloc(sr_pmd_link(dev), 256, &cookie);
+	buf = ops->tx_alloc(sr_pmd_link(dev), 512, &cookie);
 	if (buf == NULL)
 		return -ENOBUFS;
-	len = sr_build_frame(buf, 256, &b, payload, sizeof(payload));
+	len = sr_build_frame(buf, 512, &b, payload, plen);
 	if (len < 0) {
 		ops->tx_abort(sr_pmd_link(dev), cookie);
 		return len;
@@ -89,6 +99,8 @@ int main(int argc, char **argv)
 	bool required;
 	const char *sock = sr_pmd_daemon_socket(&required);
 	struct timespec t0, t;
+	struct sr_cm_msg dreq = { .method = SR_MAD_METHOD_SEND,
+				  .attr = SR_CM_ATTR_DREQ };
 	int rc;
 
 	if (argc != 2 || sock == NULL) {
@@ -118,6 +130,17 @@ int main(int argc, char **argv)
 	rc |= send_op(dev, 0x64, bad_mac, cfg.gw_mac, sgid, sgid, victim, mine);
 	/* RC to a QP none of ours is connected to */
 	rc |= send_op(dev, 0x04, cfg.mac, cfg.gw_mac, sgid, sgid, victim, 0);
+	/* a DREQ in the name of the victim's block's CM, from QP1, then
+	 * from a UD QP of ours */
+	dreq.local_comm_id = (victim >> 12) << 20 | 1;
+	dreq.remote_comm_id = 0x1234;
+	if (sr_mad_build(&dreq, mad) != (int)SR_MAD_SIZE)
+		return 1;
+	rc |= send_op(dev, 0x64, cfg.mac, cfg.gw_mac, sgid, other, 1, 1);
+	dreq.local_comm_id = (att.qpn_base >> 12) << 20 | 1;
+	if (sr_mad_build(&dreq, mad) != (int)SR_MAD_SIZE)
+		return 1;
+	rc |= send_op(dev, 0x64, cfg.mac, cfg.gw_mac, sgid, other, 1, mine);
 	rc |= send_op(dev, 0x64, cfg.mac, cfg.gw_mac, sgid, sgid, want_dqpn, mine);
 	if (rc) {
 		fprintf(stderr, "forge: cannot send\n");
@@ -128,7 +151,7 @@ int main(int argc, char **argv)
 		sr_pmd_progress(dev);
 		clock_gettime(CLOCK_MONOTONIC, &t);
 	} while (got_back == 0 && t.tv_sec - t0.tv_sec < 5);
-	printf("forged 4 sent, good 1 sent, good %d came back\n", got_back);
+	printf("forged 6 sent, good 1 sent, good %d came back\n", got_back);
 	sr_pmd_dev_destroy(dev);
 	return got_back == 1 ? 0 : 1;
 }

@@ -18,10 +18,15 @@
 #                quarantine ends, then it is (--qpn-blocks 2)
 #   kill_daemon  kill -9 of the daemon: the client sees DEVICE_FATAL and
 #                flushed receives; a new daemon serves new clients
-#   forge        a client writes forged frames into its channel: dropped
-#                and counted, the victim QP untouched
+#   forge        a client writes forged frames into its channel (and
+#                forged MADs to QP1): dropped and counted, the victim QP
+#                untouched
 #   ctl_fuzz     hostile control messages; the daemon serves on
 #   demo         the two-node demo (examples/two_node) as clients
+#   rdmacm       RDMA-CM through the daemons' QP1: rping (data verified)
+#                between two processes of one daemon, then between the
+#                hosts both ways at once; a second listener on a port is
+#                refused; a REQ for a port nobody listens on is REJected
 set -u
 scen=$1
 build=$2
@@ -250,13 +255,56 @@ forge)
 		fail "the forger's good frame did not come back"
 	sleep 0.5
 	n=$(counter a srd_forge sw_drop_forged)
-	[ "$n" -eq 4 ] || fail "forged frames dropped: $n, want 4"
+	[ "$n" -eq 6 ] || fail "forged frames dropped: $n, want 6"
 	n=$(counter a srd_forge sw_client_to_client)
 	[ "$n" -eq 1 ] || fail "good frames switched: $n, want 1"
 	on a timeout 60 ibv_ud_pingpong -g 1 -n 100 -c -p 18711 127.0.0.1 > "$tmp/v.client.log" 2>&1 ||
 		fail "the victim's exchange failed after the forgery"
 	wait "$vs" || fail "the victim failed"
-	echo "PASS: 4 forged frames (UD source QPN, source IP, source MAC, RC to no peer of its) dropped and counted, the victim untouched"
+	echo "PASS: 6 forged frames (UD source QPN, source IP, source MAC, RC to no peer of its, a MAD for another client's CM, a MAD not from QP1) dropped and counted, the victim untouched"
+	;;
+rdmacm)
+	command -v rping >/dev/null || { echo "SKIP: no rping"; exit 77; }
+	export LD_LIBRARY_PATH=$build/verbs-shim:$build/verbs-shim/rdmacm
+	daemon a sa 10.9.0.1
+	daemon b sb 10.9.0.2
+	# rping_pair NAME SRV_DAEMON SRV_IP CLI_DAEMON PORT
+	rping_pair() {
+		on "$2" timeout 60 rping -s -a "$3" -p "$5" -V -C 10 > "$tmp/$1.server.log" 2>&1 &
+		pair_pids="$pair_pids $!"
+		sleep 1
+		on "$4" timeout 60 rping -c -a "$3" -p "$5" -v -V -C 10 > "$tmp/$1.client.log" 2>&1 &
+		pair_pids="$pair_pids $!"
+		pids="$pids $pair_pids"
+	}
+	rping_ok() {
+		grep -q "rdma-ping-9:" "$tmp/$1.client.log" ||
+			{ cat "$tmp/$1.server.log" "$tmp/$1.client.log"; fail "rping $1"; }
+	}
+	rping_pair local a 10.9.0.1 a 7174
+	wait_pairs || { cat "$tmp/local.server.log" "$tmp/local.client.log"; fail "rping through one daemon"; }
+	rping_ok local
+	rping_pair ab a 10.9.0.1 b 7174
+	rping_pair ba b 10.9.0.2 a 7175
+	wait_pairs || fail "rping between the hosts"
+	rping_ok ab
+	rping_ok ba
+	# one listener per service ID on the device, whichever process it is
+	on a timeout 60 rping -s -a 10.9.0.1 -p 7176 -C 1 > "$tmp/first.log" 2>&1 &
+	first=$!
+	pids="$pids $first"
+	sleep 1
+	on a timeout 20 rping -s -a 10.9.0.1 -p 7176 -C 1 > "$tmp/second.log" 2>&1 &&
+		fail "a second process listened on the same port"
+	grep -Eiq "in use|EADDRINUSE|listen" "$tmp/second.log" ||
+		{ cat "$tmp/second.log"; fail "no address-in-use error"; }
+	kill "$first" 2>/dev/null
+	# nobody listens on 7177: the daemon's own CM answers REJ
+	on b timeout 30 rping -c -a 10.9.0.1 -p 7177 -C 1 > "$tmp/nobody.log" 2>&1 &&
+		fail "a connection to a port nobody listens on succeeded"
+	grep -q "REJECTED" "$tmp/nobody.log" ||
+		{ cat "$tmp/nobody.log"; fail "no REJECTED event for a port nobody listens on"; }
+	echo "PASS: rping through one daemon and between two, a second listener refused, a REQ to nobody REJected"
 	;;
 ctl_fuzz)
 	daemon a sa 10.9.0.1

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * qp1.c — QP1 of sroced's devices (sroced.h, lib/cm/route.h).
+ *
+ * Every process runs its own CM (pmd/cm_host.c) over the device's one QP1,
+ * which is the daemon's: each client's communication IDs carry its QPN
+ * block, and the service IDs it listens on are registered here (SRD_LISTEN).
+ * A MAD for QP1 — from the port, or from a client to the device's own
+ * address — goes to the client its service ID or communication ID names
+ * (cm/route.h); what names no client (a REQ for a service nobody listens
+ * on, a DREQ for a client that died, a Get) goes to the daemon's own CM,
+ * which answers as a lone CM would (REJ "invalid service ID", DREP, GetResp)
+ * and counts the rest (cm_rx, cm_drop, gsi_drop in the device's counters).
+ * A MAD a client sends must speak for its own block (switch.c refuses it
+ * otherwise).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "cm/gsi.h"
+#include "cm/route.h"
+#include "counters.h"
+#include "frame.h"
+#include "sroced.h"
+#include "wire/hdr.h"
+
+/* UDP + BTH + DETH before the MAD, ICRC after it. */
+#define SRD_MAD_OFF (8u + SR_BTH_LEN + 8u)
+
+static struct sroced *srd_q;
+
+/* ---- listeners ---- */
+
+int srd_listen_set(struct sroced *d, struct srd_client *c, uint64_t sid,
+		   bool on)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nlisten; i++)
+		if (d->listen[i].dev == c->dev && d->listen[i].sid == sid)
+			break;
+	if (!on) {
+		if (i == d->nlisten || d->listen[i].client != c)
+			return -ENOENT;
+		d->listen[i] = d->listen[--d->nlisten];
+		return 0;
+	}
+	if (i < d->nlisten)
+		return d->listen[i].client == c ? 0 : -EADDRINUSE;
+	if (d->nlisten == SRD_LISTEN_MAX)
+		return -ENOSPC;
+	d->listen[d->nlisten++] = (struct srd_listen){ .client = c,
+						       .dev = c->dev, .sid = sid };
+	return 0;
+}
+
+void srd_listen_drop_client(struct sroced *d, const struct srd_client *c)
+{
+	for (unsigned int i = 0; i < d->nlisten;)
+		if (d->listen[i].client == c)
+			d->listen[i] = d->listen[--d->nlisten];
+		else
+			i++;
+}
+
+static struct srd_client *srd_listener(const struct srd_device *dv,
+				       uint64_t sid)
+{
+	for (unsigned int i = 0; i < srd_q->nlisten; i++)
+		if (srd_q->listen[i].dev == dv && srd_q->listen[i].sid == sid)
+			return srd_q->listen[i].client;
+	return NULL;
+}
+
+/* ---- the daemon's own CM ---- */
+
+static void srd_own_publish(struct srd_device *dv)
+{
+	const struct sr_cm_counters *c = sr_cm_counters(sr_gsi_cm(dv->gsi));
+	const struct sr_gsi_counters *g = sr_gsi_counters(dv->gsi);
+	struct sr_stats_shm *st = sr_pmd_stats(dv->pmd);
+	uint64_t v[4] = {
+		c->rx, c->tx,
+		c->rx_malformed + c->rx_unknown_id + c->rx_remote_mismatch +
+			c->rx_stale + c->rx_dup + c->apr_dropped,
+		g->rx_opcode + g->rx_qkey + g->rx_pkey + g->rx_short,
+	};
+	static const unsigned int id[4] = {
+		SR_CTR_CM_RX, SR_CTR_CM_TX, SR_CTR_CM_DROP, SR_CTR_GSI_DROP,
+	};
+
+	for (unsigned int i = 0; i < 4; i++) {
+		if (v[i] != dv->gsi_pub[i])
+			sr_stats_add(st, id[i], v[i] - dv->gsi_pub[i]);
+		dv->gsi_pub[i] = v[i];
+	}
+}
+
+static void srd_own_rx(struct srd_device *dv, const uint8_t *p, uint32_t len)
+{
+	struct sr_pkt pkt;
+
+	if (sr_parse_eth(p, len, 0, &pkt) != SR_PARSE_OK) {
+		sr_stats_add(sr_pmd_stats(dv->pmd), SR_CTR_SW_DROP_GSI, 1);
+		return;
+	}
+	sr_gsi_rx(dv->gsi, srd_now_ns(), &pkt);
+	srd_own_publish(dv);
+}
+
+/* The daemon CM's answers: to a client of ours, or out of the port. */
+static int srd_own_tx(void *ctx, const uint8_t *frame, uint32_t len)
+{
+	struct srd_device *dv = ctx;
+	struct sr_frame f;
+	struct sr_cm_route r;
+	struct srd_client *c = NULL;
+	uint8_t dst[16], mac[6];
+
+	if (!sr_frame_layout(frame, len, &f) || !sr_frame_is_roce(frame, &f))
+		return -EINVAL;
+	srd_frame_gid(frame, &f, true, dst);
+	if (srd_dev_is_own(dv, dst)) {
+		sr_cm_route_rx(frame + f.l4 + SRD_MAD_OFF,
+			       len - f.l4 - SRD_MAD_OFF, &r);
+		if (r.kind == SR_CM_ROUTE_COMM_ID)
+			c = srd_block_owner(dv, sr_cm_comm_id_block(r.comm_id));
+		if (c == NULL)
+			return -ENOENT;    /* to ourselves: nobody to tell */
+		return srd_emit(c->port, frame, len, dv->info.mac, c->gw_mac) ?
+			       0 : -ENOBUFS;
+	}
+	if (sr_pmd_resolve(dv->pmd, dst, mac))
+		return -EAGAIN;            /* the peer's CM resends */
+	return srd_emit(dv->pmd, frame, len, mac, dv->info.mac) ? 0 : -ENOBUFS;
+}
+
+static void srd_own_event(void *ctx, struct sr_cm_id *id,
+			  const struct sr_cm_event *ev)
+{
+	/* no listener and no connection of its own: nothing to tell */
+	(void)ctx;
+	(void)id;
+	(void)ev;
+}
+
+int srd_qp1_open(struct sroced *d, struct srd_device *dv)
+{
+	struct sr_gsi_cfg gc = { 0 };
+
+	srd_q = d;
+	memcpy(gc.gid, dv->ip[0], 16);
+	memcpy(gc.mac, dv->info.mac, 6);
+	gc.pkey = 0xFFFFu;
+	gc.tx = srd_own_tx;
+	gc.tx_ctx = dv;
+	gc.cm.ops.event = srd_own_event;
+	gc.cm.max_ids = 16;
+	gc.cm.comm_id_seed = (uint32_t)srd_now_ns();
+	for (int i = 0; i < 6; i++)
+		gc.cm.ca_guid = gc.cm.ca_guid << 8 | dv->info.mac[i];
+	dv->gsi = sr_gsi_create(&gc);
+	return dv->gsi != NULL ? 0 : -ENOMEM;
+}
+
+void srd_qp1_close(struct srd_device *dv)
+{
+	sr_gsi_destroy(dv->gsi);
+	dv->gsi = NULL;
+}
+
+void srd_qp1_poll(struct srd_device *dv, uint64_t now)
+{
+	if (dv->gsi != NULL && now >= sr_cm_next_deadline(sr_gsi_cm(dv->gsi))) {
+		sr_cm_poll(sr_gsi_cm(dv->gsi), now);
+		srd_own_publish(dv);
+	}
+}
+
+/* ---- routing ---- */
+
+void srd_qp1_route(struct srd_device *dv, struct sr_pmd_dev *counted,
+		   const uint8_t *p, uint32_t len, const struct sr_frame *f,
+		   enum sr_dev_counter ok)
+{
+	struct srd_client *c = NULL;
+	struct sr_cm_route r;
+
+	if (f->l4_len < SRD_MAD_OFF + 4 ||
+	    (uint32_t)f->l4 + f->l4_len > len) {
+		sr_stats_add(sr_pmd_stats(counted), SR_CTR_SW_DROP_GSI, 1);
+		return;
+	}
+	sr_cm_route_rx(p + f->l4 + SRD_MAD_OFF, f->l4_len - SRD_MAD_OFF - 4, &r);
+	if (r.kind == SR_CM_ROUTE_SERVICE)
+		c = srd_listener(dv, r.service_id);
+	else if (r.kind == SR_CM_ROUTE_COMM_ID)
+		c = srd_block_owner(dv, sr_cm_comm_id_block(r.comm_id));
+	if (c == NULL) {
+		srd_own_rx(dv, p, len);
+		return;
+	}
+	if (srd_emit(c->port, p, len, dv->info.mac, c->gw_mac))
+		sr_stats_add(sr_pmd_stats(counted), ok, 1);
+}
+
+bool srd_qp1_client_ok(const struct srd_client *c, const uint8_t *p,
+		       const struct sr_frame *f)
+{
+	uint32_t id;
+	int k;
+
+	if (f->l4_len < SRD_MAD_OFF + 4)
+		return false;
+	k = sr_cm_route_sender(p + f->l4 + SRD_MAD_OFF,
+			       f->l4_len - SRD_MAD_OFF - 4, &id);
+	return k == 0 || (k == 1 && sr_cm_comm_id_block(id) == c->block);
+}
