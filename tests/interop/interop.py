@@ -230,6 +230,17 @@ def scenarios():
         add('sroced', 'sroced-%s-64KiB' % prog[3:], prog,
             ['-x', '1', '-F', '-s', str(64 * KiB), '-n', '100'] +
             reads_args(prog), 'bw', mode='sroced')
+    # RDMA-CM through the daemon's QP1 (the client's CM in its process,
+    # the MADs routed by the daemon)
+    add('sroced', 'sroced-rping', 'rping', [], 'cm', expect=['cm'],
+        mode='sroced',
+        cm=(['-s', '-a', '{me}', '-V', '-v', '-C', '20'],
+            ['-c', '-a', '{peer}', '-V', '-v', '-C', '20'],
+            r'ping data: rdma-ping-19:'))
+    add('sroced', 'sroced-ucmatose', 'ucmatose', [], 'cm', expect=['cm'],
+        mode='sroced',
+        cm=(['-c', '2', '-C', '10'], ['-s', '{peer}', '-c', '2', '-C', '10'],
+            r'return status 0'))
 
     # The host's own NIC (port = iface:rxehost0), kernel-assisted, with
     # no nftables rule to hide RoCEv2 from the namespace's kernel.
