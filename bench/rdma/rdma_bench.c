@@ -5,7 +5,7 @@
  *   sroce-bench-rdma [--mode inline|dedicated-1|dedicated-2]
  *                    [--seconds S] [--lat-iters N] [--depth D] [--cq-mod M]
  *                    [--only bw,lat,atomic,frmr] [--sizes 64,4096,...]
- *                    [--qps 1,4] [--ops write,read,send] [--repeat R]
+ *                    [--qps 1,4] [--ops write,read,send] [--repeat R] [--idle N]
  *                    [--config0 FILE --config1 FILE]
  *
  * Node 0 is forked before any EAL starts; both open a node (pmd/node.h) on
@@ -215,6 +215,24 @@ static int setup(struct rb *b, int listen_fd, int ready_fd)
 		if (rb_post_recv(b, q, RB_RQ_DEPTH))
 			return rb_fail("post receives");
 	}
+	/* idle QPs: connected (RTS) to the peer's first QP, never used */
+	init.cap.max_send_wr = 1;
+	init.cap.max_recv_wr = 1;
+	b->idle_qp = calloc(b->idle ? b->idle : 1, sizeof(*b->idle_qp));
+	if (b->idle_qp == NULL)
+		return rb_fail("out of memory");
+	for (uint32_t i = 0; i < b->idle; i++) {
+		struct sr_node_peer peer = { .qpn = b->peer.qpn[0], .psn = 0 };
+
+		memcpy(peer.gid, b->peer.gid, 16);
+		b->idle_qp[i] = sr_qp_create(sr_node_dev(b->node), &init);
+		if (b->idle_qp[i] == NULL)
+			return rb_fail("idle QP %u: create", i);
+		rc = sr_node_qp_connect(b->node, b->idle_qp[i], 0, &peer,
+					&conn, RB_WAIT_MS);
+		if (rc)
+			return rb_fail("idle QP %u: %s", i, strerror(-rc));
+	}
 	return 0;
 }
 
@@ -234,6 +252,9 @@ static int node_main(struct rb *b, const char *conf, int listen_fd,
 	}
 	for (int q = 0; q < RB_MAX_QP; q++)
 		sr_qp_destroy(b->qp[q]);
+	for (uint32_t i = 0; b->idle_qp != NULL && i < b->idle; i++)
+		sr_qp_destroy(b->idle_qp[i]);
+	free(b->idle_qp);
 	sr_mr_dereg(b->mr);
 	sr_cq_destroy(b->scq);
 	sr_cq_destroy(b->rcq);
@@ -251,7 +272,7 @@ static void usage(void)
 	fprintf(stderr, "usage: sroce-bench-rdma [--mode inline|dedicated-1|dedicated-2] "
 		"[--seconds S] [--lat-iters N] [--depth D] [--cq-mod M] "
 		"[--only bw,lat,atomic,frmr] [--sizes LIST] [--qps LIST] [--ops LIST] "
-		"[--repeat R] [--config0 FILE --config1 FILE]\n");
+		"[--repeat R] [--idle N] [--config0 FILE --config1 FILE]\n");
 	exit(2);
 }
 
@@ -268,6 +289,7 @@ int main(int argc, char **argv)
 		{ "qps", required_argument, NULL, 'q' },
 		{ "ops", required_argument, NULL, 'p' },
 		{ "repeat", required_argument, NULL, 'r' },
+		{ "idle", required_argument, NULL, 'i' },
 		{ "config0", required_argument, NULL, '0' },
 		{ "config1", required_argument, NULL, '1' },
 		{ 0 },
@@ -297,6 +319,7 @@ int main(int argc, char **argv)
 		case 'q': b.qps = optarg; break;
 		case 'p': b.ops = optarg; break;
 		case 'r': b.repeat = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'i': b.idle = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case '0': user_conf[0] = optarg; break;
 		case '1': user_conf[1] = optarg; break;
 		default: usage();
@@ -308,7 +331,8 @@ int main(int argc, char **argv)
 	if ((user_conf[0] == NULL) != (user_conf[1] == NULL))
 		usage();
 	if (b.cq_mod == 0 || b.depth < b.cq_mod || b.depth > RB_SQ_DEPTH ||
-	    b.repeat == 0 || b.repeat > RB_MAX_REPEAT || b.lat_iters == 0 || b.lat_iters > 1000000 || b.seconds <= 0)
+	    b.repeat == 0 || b.repeat > RB_MAX_REPEAT || b.lat_iters == 0 || b.lat_iters > 1000000 || b.seconds <= 0 ||
+	    b.idle > 4000)
 		usage();
 	b.dedicated = strncmp(b.mode, "dedicated", 9) == 0;
 	if (mkdtemp(dir) == NULL)

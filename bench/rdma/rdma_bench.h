@@ -72,6 +72,10 @@ struct rb {
 	const char *mode;             /* label: inline, dedicated-1, ... */
 	const char *only;             /* NULL, or a list of tests to run */
 	const char *sizes, *qps, *ops; /* comma lists (bandwidth) */
+	/* both nodes: connected RC QPs that never carry traffic, to show
+	 * what idle QPs cost the busy ones (core/sched.h) */
+	uint32_t idle;
+	struct sr_qp **idle_qp;
 };
 
 /* rdma_tests.c: node 1's tests (0, or -1 after printing why). */

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 
+#include "core/sched.h"
 #include "transport/transport.h"
 #include "wire/cnp.h"
 
@@ -114,6 +115,7 @@ int sr_qp_set_rate_limit(struct sr_qp *qp, uint64_t bps)
 		return -EINVAL;
 	sr_lock_acquire(&qp->dev->lock);
 	qp->cc_limit_bps = bps;
+	sr_sched_kick(qp->dev, qp);
 	sr_lock_release(&qp->dev->lock);
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include "cc/hooks.h"
 #include "core/alloc.h"
 #include "core/dev_priv.h"
+#include "core/sched.h"
 #include "qp/qp_priv.h"
 #include "transport/transport.h"
 #include "wire/cnp.h"
@@ -49,6 +50,8 @@ struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg)
 		dev->cc = *cfg->cc;
 	dev->line_bps = cfg->line_bps ? cfg->line_bps : 100000000000ull;
 	dev->trace = cfg->trace;
+	dev->sched_sweep_ns = cfg->sched_sweep_ns ? cfg->sched_sweep_ns
+						  : SR_SCHED_SWEEP_NS;
 	return dev;
 }
 
@@ -73,6 +76,8 @@ void sr_dev_destroy(struct sr_dev *dev)
 {
 	if (dev == NULL)
 		return;
+	for (unsigned int i = 0; i < SR_SCHED_SHARDS; i++)
+		free(dev->sched[i]);
 	free(dev);
 }
 
@@ -87,6 +92,7 @@ void sr_dev_fatal(struct sr_dev *dev)
 	for (uint32_t i = 0; i < SR_MAX_QP; i++)
 		if (dev->qps[i] != NULL)
 			sr_qp_enter_err(dev->qps[i], SR_EVENT_QP_FATAL);
+	sr_sched_kick_all(dev);
 	sr_lock_release(&dev->lock);
 	sr_dev_event(dev, SR_EVENT_DEVICE_FATAL, NULL);
 }
@@ -178,6 +184,7 @@ static void sr_dev_rx_one(struct sr_dev *dev, const uint8_t *frame,
 		return;
 	}
 	sr_qp_count(qp, SR_CNT_RX_PKTS, 1);
+	sr_sched_kick(dev, qp);
 	if (pkt.opcode != SR_OPCODE_CNP && !sr_tt_matches(qp->type, pkt.opcode)) {
 		sr_qp_count(qp, SR_CNT_OPCODE_DROP, 1);
 		return;
@@ -235,49 +242,93 @@ unsigned int sr_dev_poll(struct sr_dev *dev, unsigned int budget)
 	return sr_dev_poll_shard(dev, budget, 0, 1);
 }
 
+/* One QP's turn in a round, with the device lock held: completions,
+ * requests (paced), responses.  Returns the work done. */
+static unsigned int sr_dev_visit(struct sr_dev *dev, struct sr_qp *qp,
+				 unsigned int budget, uint64_t now)
+{
+	enum sr_qp_state st = sr_qp_state_get(qp);
+	unsigned int work, n;
+	uint64_t tx0;
+
+	if (st == SR_QPS_RESET)
+		return 0;
+	if (st == SR_QPS_ERR) {
+		sr_qp_flush(qp);
+		return 0;
+	}
+	work = sr_comp_run(qp, now);
+	tx0 = atomic_load_explicit(&qp->cnt[SR_CNT_TX_BYTES],
+				   memory_order_relaxed);
+	n = sr_req_run(qp, sr_cc_req_budget(qp, budget, now));
+	sr_cc_req_sent(qp, atomic_load_explicit(&qp->cnt[SR_CNT_TX_BYTES],
+						memory_order_relaxed) - tx0, now);
+	if (n > 0)      /* UC/UD and local WRs are done once sent */
+		n += sr_comp_run(qp, now);
+	work += n + sr_resp_run(qp, budget, now, n > 0);
+	if (sr_qp_state_get(qp) == SR_QPS_ERR) {
+		sr_qp_flush(qp);
+		return work;
+	}
+	if (st == SR_QPS_SQD && qp->sqd_event &&
+	    qp->comp.idx == qp->req.idx) {
+		qp->sqd_event = false;
+		sr_dev_event(dev, SR_EVENT_SQ_DRAINED, qp);
+	}
+	return work;
+}
+
+/* The QP's earliest timer, ns from now (UINT64_MAX: none). */
+static uint64_t sr_dev_qp_timer(struct sr_qp *qp, uint64_t now)
+{
+	uint64_t t = sr_comp_next_timer(qp, now), q;
+
+	q = sr_resp_next_timer(qp, now);
+	if (q < t)
+		t = q;
+	q = sr_cc_next_timer(qp, now);
+	return q < t ? q : t;
+}
+
 unsigned int sr_dev_poll_shard(struct sr_dev *dev, unsigned int budget,
 			       unsigned int shard, unsigned int nshards)
 {
 	uint64_t now = sr_dev_now(dev);
-	unsigned int work = 0, i, seen = 0;
+	unsigned int work = 0, i, seen = 0, n;
+	struct sr_sched_shard *sh;
 
 	sr_lock_acquire(&dev->lock);
-	for (i = 0; i < SR_MAX_QP && seen < dev->nqp; i++) {
-		struct sr_qp *qp = dev->qps[i];
-		enum sr_qp_state st;
-		unsigned int n;
-		uint64_t tx0;
+	sh = sr_sched_shard_get(dev, shard, nshards);
+	if (sh == NULL) {               /* no schedule: every QP */
+		for (i = 0; i < SR_MAX_QP && seen < dev->nqp; i++) {
+			struct sr_qp *qp = dev->qps[i];
 
-		if (qp == NULL)
-			continue;
-		seen++;
-		if (sr_dev_qpn_shard(qp->qpn, nshards) != shard)
-			continue;
-		st = sr_qp_state_get(qp);
-		if (st == SR_QPS_RESET)
-			continue;
-		if (st == SR_QPS_ERR) {
-			sr_qp_flush(qp);
-			continue;
+			if (qp == NULL)
+				continue;
+			seen++;
+			if (sr_dev_qpn_shard(qp->qpn, nshards) == shard)
+				work += sr_dev_visit(dev, qp, budget, now);
 		}
-		work += sr_comp_run(qp, now);
-		tx0 = atomic_load_explicit(&qp->cnt[SR_CNT_TX_BYTES],
-					   memory_order_relaxed);
-		n = sr_req_run(qp, sr_cc_req_budget(qp, budget, now));
-		sr_cc_req_sent(qp, atomic_load_explicit(&qp->cnt[SR_CNT_TX_BYTES],
-							memory_order_relaxed) - tx0, now);
-		if (n > 0)      /* UC/UD and local WRs are done once sent */
-			n += sr_comp_run(qp, now);
-		work += n + sr_resp_run(qp, budget, now, n > 0);
-		if (sr_qp_state_get(qp) == SR_QPS_ERR) {
-			sr_qp_flush(qp);
+		sr_lock_release(&dev->lock);
+		return work;
+	}
+	/* Only the QPs that may have work (sched.h). */
+	sr_sched_gather(dev, sh, shard, now);
+	dev->tx_blocked = false;
+	n = sh->nready;
+	sh->nready = 0;
+	for (i = 0; i < n; i++) {
+		uint32_t idx = sh->ready[i];
+		struct sr_qp *qp = dev->qps[idx];
+		unsigned int w;
+
+		dev->sched_in[idx] = 0;
+		if (qp == NULL || sr_dev_qpn_shard(qp->qpn, nshards) != shard)
 			continue;
-		}
-		if (st == SR_QPS_SQD && qp->sqd_event &&
-		    qp->comp.idx == qp->req.idx) {
-			qp->sqd_event = false;
-			sr_dev_event(dev, SR_EVENT_SQ_DRAINED, qp);
-		}
+		w = sr_dev_visit(dev, qp, budget, now);
+		work += w;
+		sr_sched_done(dev, sh, qp, w > 0 || dev->tx_blocked, now,
+			      sr_dev_qp_timer(qp, now));
 	}
 	sr_lock_release(&dev->lock);
 	return work;

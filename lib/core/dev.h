@@ -117,6 +117,9 @@ struct sr_dev_config {
 					      * 0: 2 (a device of its own); a
 					      * shared device's daemon hands out
 					      * blocks (pmd/sroced) */
+	uint64_t sched_sweep_ns;             /* the engine's safety sweep of
+					      * every QP (core/sched.h); 0: 10 ms,
+					      * UINT64_MAX: never (tests) */
 };
 
 /* NULL on bad config (no ops, no MR engine) or no memory. */

@@ -10,6 +10,7 @@
 #include "cc/dcqcn.h"
 #include "core/dev.h"
 #include "core/lock.h"
+#include "core/sched.h"
 
 struct sr_qp;
 
@@ -41,6 +42,14 @@ struct sr_dev {
 	struct sr_dcqcn_params cc;     /* its copy */
 	uint64_t line_bps;
 	struct sr_trace_ring *trace;   /* sr_dev_config.trace */
+
+	/* The engine's schedule (sched.h): kicks from any thread, the rest
+	 * under lock, one schedule per lane. */
+	_Atomic uint64_t kick[SR_SCHED_WORDS];
+	uint8_t sched_in[SR_MAX_QP];   /* on its shard's ready list */
+	struct sr_sched_shard *sched[SR_SCHED_SHARDS];
+	uint64_t sched_sweep_ns;
+	bool tx_blocked;               /* the link refused a frame this round */
 
 	sr_counter_t cnt[SR_CNT_MAX];
 	sr_counter_t parse_drop[SR_PARSE_MAX];

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/sched.h"
 #include "mr/mr.h"
 #include "qp/qp_priv.h"
 #include "transport/transport.h"
@@ -479,6 +480,7 @@ int sr_qp_modify(struct sr_qp *qp, const struct sr_qp_attr *attr,
 			    SR_TRACE_WHY_MODIFY, 0, 0, 0);
 
 out_unlock:
+	sr_sched_kick(dev, qp);         /* a new state, new attributes */
 	sr_lock_release(&dev->lock);
 	return ret;
 }
@@ -608,6 +610,7 @@ int sr_qp_post_send(struct sr_qp *qp, const struct sr_send_wr *wr,
 		prod++;
 	}
 	sr_ring_publish(&qp->sq, prod);
+	sr_sched_kick(qp->dev, qp);     /* the engine's next round sends */
 out:
 	if (ret != 0 && bad != NULL)
 		*bad = wr;
@@ -648,6 +651,7 @@ int sr_qp_post_recv(struct sr_qp *qp, const struct sr_recv_wr *wr,
 		prod++;
 	}
 	sr_ring_publish(&qp->rq, prod);
+	sr_sched_kick(qp->dev, qp);     /* in the error state: flushed */
 out:
 	if (ret != 0 && bad != NULL)
 		*bad = wr;
@@ -679,6 +683,7 @@ void sr_qp_enter_err(struct sr_qp *qp, int event)
 	if (qp->type == SR_QPT_RC)
 		sr_resp_flush_owed_ack(qp);
 	sr_qp_set_err(qp);
+	sr_sched_kick(qp->dev, qp);
 	sr_qp_trace(qp, SR_TRACE_STATE, SR_QPS_ERR, (uint16_t)cur,
 		    event == SR_EVENT_QP_REQ_ERR ? SR_TRACE_WHY_ERR_REQ
 		    : event == SR_EVENT_QP_ACCESS_ERR ? SR_TRACE_WHY_ERR_ACCESS

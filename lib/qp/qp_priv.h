@@ -158,6 +158,8 @@ struct sr_resp_state {
 struct sr_qp {
 	struct sr_dev *dev;
 	uint32_t qpn;
+	uint64_t sched_at;            /* its entry in the engine's timer heap
+				       * (core/sched.h), 0: none */
 	enum sr_qp_type type;
 	void *ctx;
 	struct sr_pd *pd;

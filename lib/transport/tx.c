@@ -67,6 +67,7 @@ int sr_tx_send(struct sr_qp *qp, const struct sr_build *b,
 	buf = dev->ops->tx_alloc(dev->link, flen, &cookie);
 	if (buf == NULL) {
 		sr_qp_count(qp, SR_CNT_TX_NOBUF, 1);
+		dev->tx_blocked = true;   /* the engine keeps its QPs ready */
 		return -EAGAIN;
 	}
 	off = sr_build_hdrs(buf, flen, b, len, &pkt);

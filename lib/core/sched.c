@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sched.c — which QPs an engine round visits (sched.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/dev_priv.h"
+#include "core/sched.h"
+#include "qp/qp_priv.h"
+
+void sr_sched_kick(struct sr_dev *dev, const struct sr_qp *qp)
+{
+	uint32_t idx = qp->qpn - dev->qpn_base;
+	_Atomic uint64_t *w = &dev->kick[(idx / 64) % SR_SCHED_WORDS];
+	uint64_t bit = 1ull << (idx % 64);
+
+	/* the load spares the cache line's ownership when already kicked */
+	if (!(atomic_load_explicit(w, memory_order_relaxed) & bit))
+		atomic_fetch_or_explicit(w, bit, memory_order_release);
+}
+
+void sr_sched_kick_all(struct sr_dev *dev)
+{
+	for (unsigned int i = 0; i < SR_SCHED_SHARDS; i++)
+		if (dev->sched[i] != NULL)
+			dev->sched[i]->next_sweep = 0;
+}
+
+struct sr_sched_shard *sr_sched_shard_get(struct sr_dev *dev,
+					  unsigned int shard,
+					  unsigned int nshards)
+{
+	struct sr_sched_shard *sh;
+
+	if (shard >= SR_SCHED_SHARDS || nshards > SR_SCHED_SHARDS)
+		return NULL;
+	sh = dev->sched[shard];
+	if (sh == NULL) {
+		sh = calloc(1, sizeof(*sh));
+		if (sh == NULL)
+			return NULL;
+		dev->sched[shard] = sh;
+	}
+	if (sh->nshards != nshards) {
+		for (uint32_t i = 0; i < SR_MAX_QP; i++) {
+			uint64_t bit = 1ull << (i % 64);
+
+			if (sr_dev_qpn_shard(dev->qpn_base + i, nshards) == shard)
+				sh->mask[i / 64] |= bit;
+			else
+				sh->mask[i / 64] &= ~bit;
+		}
+		sh->nshards = nshards;
+		sh->next_sweep = 0;       /* take everything once */
+	}
+	return sh;
+}
+
+static void sr_sched_ready(struct sr_dev *dev, struct sr_sched_shard *sh,
+			   uint32_t idx)
+{
+	if (dev->sched_in[idx])
+		return;
+	dev->sched_in[idx] = 1;
+	sh->ready[sh->nready++] = (uint16_t)idx;
+}
+
+/* ---- the timer heap: the earliest deadline at heap[0] ---- */
+
+static void sr_heap_swap(struct sr_sched_timer *a, struct sr_sched_timer *b)
+{
+	struct sr_sched_timer t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static bool sr_heap_push(struct sr_sched_shard *sh, uint64_t at, uint32_t idx)
+{
+	uint32_t i = sh->nheap;
+
+	if (i == SR_SCHED_HEAP)
+		return false;
+	sh->heap[sh->nheap++] = (struct sr_sched_timer){ .at = at, .idx = idx };
+	while (i > 0 && sh->heap[(i - 1) / 2].at > sh->heap[i].at) {
+		sr_heap_swap(&sh->heap[(i - 1) / 2], &sh->heap[i]);
+		i = (i - 1) / 2;
+	}
+	return true;
+}
+
+static void sr_heap_pop(struct sr_sched_shard *sh)
+{
+	uint32_t i = 0;
+
+	sh->heap[0] = sh->heap[--sh->nheap];
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < sh->nheap && sh->heap[l].at < sh->heap[m].at)
+			m = l;
+		if (r < sh->nheap && sh->heap[r].at < sh->heap[m].at)
+			m = r;
+		if (m == i)
+			return;
+		sr_heap_swap(&sh->heap[m], &sh->heap[i]);
+		i = m;
+	}
+}
+
+void sr_sched_gather(struct sr_dev *dev, struct sr_sched_shard *sh,
+		     unsigned int shard, uint64_t now)
+{
+	(void)shard;
+	if (now >= sh->next_sweep) {
+		/* the safety net: every QP of the shard, kicks included */
+		for (uint32_t w = 0; w < SR_SCHED_WORDS; w++)
+			if (atomic_load_explicit(&dev->kick[w], memory_order_relaxed) &
+			    sh->mask[w])
+				atomic_fetch_and_explicit(&dev->kick[w], ~sh->mask[w],
+							  memory_order_acquire);
+		for (uint32_t i = 0, seen = 0; i < SR_MAX_QP && seen < dev->nqp; i++) {
+			if (dev->qps[i] == NULL)
+				continue;
+			seen++;
+			if (sh->mask[i / 64] & 1ull << (i % 64))
+				sr_sched_ready(dev, sh, i);
+		}
+		sh->next_sweep = dev->sched_sweep_ns == UINT64_MAX ? UINT64_MAX
+				 : now + dev->sched_sweep_ns;
+	} else {
+		for (uint32_t w = 0; w < SR_SCHED_WORDS; w++) {
+			uint64_t bits = atomic_load_explicit(&dev->kick[w],
+							     memory_order_relaxed) &
+					sh->mask[w];
+
+			if (bits == 0)
+				continue;
+			bits = atomic_fetch_and_explicit(&dev->kick[w], ~sh->mask[w],
+							 memory_order_acquire) &
+			       sh->mask[w];
+			while (bits) {
+				sr_sched_ready(dev, sh, w * 64 + (uint32_t)__builtin_ctzll(bits));
+				bits &= bits - 1;
+			}
+		}
+	}
+	while (sh->nheap > 0 && sh->heap[0].at <= now) {
+		struct sr_sched_timer t = sh->heap[0];
+		struct sr_qp *qp = dev->qps[t.idx];
+
+		sr_heap_pop(sh);
+		if (qp != NULL && qp->sched_at == t.at) {
+			qp->sched_at = 0;
+			sr_sched_ready(dev, sh, t.idx);
+		}
+	}
+}
+
+void sr_sched_done(struct sr_dev *dev, struct sr_sched_shard *sh,
+		   struct sr_qp *qp, bool busy, uint64_t now, uint64_t delay)
+{
+	uint32_t idx = qp->qpn - dev->qpn_base;
+	uint64_t at;
+
+	if (!busy && delay != UINT64_MAX) {
+		at = now + (delay ? delay : 1);
+		if (qp->sched_at != 0 && qp->sched_at <= at)
+			return;           /* an earlier entry is in the heap */
+		if (sr_heap_push(sh, at, idx)) {
+			qp->sched_at = at;
+			return;
+		}
+		busy = true;              /* heap full: stay ready */
+	}
+	if (busy)
+		sr_sched_ready(dev, sh, idx);
+}
+
+void sr_dev_sched_stats(struct sr_dev *dev, uint32_t *ready, uint32_t *timers)
+{
+	*ready = *timers = 0;
+	sr_lock_acquire(&dev->lock);
+	for (unsigned int i = 0; i < SR_SCHED_SHARDS; i++)
+		if (dev->sched[i] != NULL) {
+			*ready += dev->sched[i]->nready;
+			*timers += dev->sched[i]->nheap;
+		}
+	sr_lock_release(&dev->lock);
+}

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The engine's schedule (lib/core/sched.h), on the simulated wire with the
+ * safety sweep off (harness.c): only kicks, busy QPs and due timers get a
+ * QP visited, so a QP the schedule forgets hangs these tests.
+ *
+ *   many_timers  500 connected QP pairs, a WRITE on each with the wire
+ *                dropping everything: 500 retransmit timers are due
+ *                together; the wire heals and every WRITE completes with
+ *                its data in place.
+ *   idle_cost    with 500 idle connected QPs, a round of a busy QP has
+ *                only that QP on its ready list; once everything is ACKed
+ *                and the timers ran out, nothing is scheduled at all.
+ */
+#include <string.h>
+
+#include "core/sched.h"
+#include "harness.h"
+#include "sr_check.h"
+
+#define NQP  500
+#define LEN  64
+
+static struct sr_qp *qa[NQP], *qb[NQP];
+
+static struct sr_qp *mk_qp(struct h_pair *p, int i)
+{
+	struct h_node *n = &p->n[i];
+	struct sr_qp_init_attr init = {
+		.send_cq = n->scq, .recv_cq = n->rcq, .pd = n->pd,
+		.qp_type = SR_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct sr_qp *qp = sr_qp_create(n->dev, &init);
+
+	ck_assert_ptr_nonnull(qp);
+	return qp;
+}
+
+/* Connect a and b with the harness's h_connect (it works on n[i].qp). */
+static void pair_up(struct h_pair *p, struct sr_qp *a, struct sr_qp *b)
+{
+	struct sr_qp *s0 = p->n[0].qp, *s1 = p->n[1].qp;
+
+	p->n[0].qp = a;
+	p->n[1].qp = b;
+	h_connect(p, 0);
+	h_connect(p, 1);
+	p->n[0].qp = s0;
+	p->n[1].qp = s1;
+}
+
+static void setup_many(struct h_pair *p)
+{
+	struct h_opts o;
+
+	h_default_opts(&o, SR_QPT_RC);
+	o.buflen = 1u << 20;
+	o.cqe = 4096;
+	h_pair_init(p, &o);
+	for (int k = 0; k < NQP; k++) {
+		qa[k] = mk_qp(p, 0);
+		qb[k] = mk_qp(p, 1);
+		pair_up(p, qa[k], qb[k]);
+	}
+}
+
+static void teardown_many(struct h_pair *p)
+{
+	for (int k = 0; k < NQP; k++) {
+		ck_assert_int_eq(sr_qp_destroy(qa[k]), 0);
+		ck_assert_int_eq(sr_qp_destroy(qb[k]), 0);
+	}
+	h_pair_fini(p);
+}
+
+static void post_write(struct h_pair *p, int k)
+{
+	struct sr_qp *s0 = p->n[0].qp;
+
+	p->n[0].qp = qa[k];
+	ck_assert_int_eq(h_post_send(p, 0, SR_WR_RDMA_WRITE, (uint64_t)k,
+				     (uint32_t)k * LEN, LEN, (uint32_t)k * LEN,
+				     SR_SEND_SIGNALED), 0);
+	p->n[0].qp = s0;
+}
+
+START_TEST(test_many_timers)
+{
+	static struct sr_wc wc[NQP];
+	struct h_pair p;
+	bool seen[NQP] = { false };
+	int got;
+
+	setup_many(&p);
+	for (int k = 0; k < NQP; k++)
+		memset(p.n[0].buf + k * LEN, 0x40 + k % 64, LEN);
+	sim_set_cfg(p.net, &(struct sim_cfg){ .loss_ppm = 1000000, .delay_ns = 1000 });
+	for (int k = 0; k < NQP; k++)
+		post_write(&p, k);
+	for (int i = 0; i < 50; i++)
+		sim_step_frames(p.net);
+	/* nothing got through; the wire heals; only the timers can help */
+	ck_assert_int_eq(sr_cq_poll(p.n[0].scq, NQP, wc), 0);
+	sim_set_cfg(p.net, &(struct sim_cfg){ .delay_ns = 1000 });
+	got = h_wait_cq(&p, p.n[0].scq, wc, NQP, 10000000);
+	ck_assert_int_eq(got, NQP);
+	for (int i = 0; i < NQP; i++) {
+		ck_assert_int_eq(wc[i].status, SR_WC_SUCCESS);
+		ck_assert_uint_lt(wc[i].wr_id, NQP);
+		ck_assert(!seen[wc[i].wr_id]);
+		seen[wc[i].wr_id] = true;
+	}
+	ck_assert_mem_eq(p.n[1].buf, p.n[0].buf, NQP * LEN);
+	teardown_many(&p);
+}
+END_TEST
+
+START_TEST(test_idle_cost)
+{
+	struct h_pair p;
+	struct sr_wc wc;
+	uint32_t ready, timers;
+
+	setup_many(&p);
+	h_settle(&p);                  /* the connects' kicks are consumed */
+	sr_dev_sched_stats(p.n[0].dev, &ready, &timers);
+	ck_assert_uint_eq(ready, 0);
+	ck_assert_uint_eq(timers, 0);
+	/* one busy QP among 500 idle ones: it alone is scheduled */
+	post_write(&p, 7);
+	sr_dev_poll(p.n[0].dev, 16);
+	sr_dev_sched_stats(p.n[0].dev, &ready, &timers);
+	ck_assert_uint_le(ready, 1);
+	ck_assert_uint_le(timers, 1);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 100000), 1);
+	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
+	ck_assert_uint_eq(wc.wr_id, 7);
+	h_settle(&p);
+	sr_dev_sched_stats(p.n[0].dev, &ready, &timers);
+	ck_assert_uint_eq(ready, 0);
+	sr_dev_sched_stats(p.n[1].dev, &ready, &timers);
+	ck_assert_uint_eq(ready, 0);
+	teardown_many(&p);
+}
+END_TEST
+
+static Suite *sched_suite(void)
+{
+	Suite *s = suite_create("transport_sched");
+	TCase *tc = tcase_create("sched");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_many_timers);
+	tcase_add_test(tc, test_idle_cost);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+SR_CHECK_MAIN(sched_suite)
