@@ -113,7 +113,7 @@ enum sr_qp_counter {
 };
 
 #define SR_STATS_MAGIC 0x5354535245434f52ull   /* "ROCERSTS" */
-#define SR_STATS_VERSION 6
+#define SR_STATS_VERSION 7
 #define SR_STATS_QP_SLOTS 256
 
 /*
@@ -161,6 +161,20 @@ struct sr_stats_trace_ctl {
 	struct sr_trace_ring ring;
 };
 
+/*
+ * A client channel of sroced (its file is the daemon's): who is on the
+ * other side, for sroce-stat's client view.  Appended in version 7.
+ */
+struct sr_stats_client {
+	uint32_t valid;               /* 1: a channel of sroced, filled */
+	int32_t pid;                  /* the client process */
+	uint32_t id;                  /* the daemon's client number */
+	uint32_t qpn_base;            /* its QPN block */
+	char comm[16];                /* its program */
+	uint32_t listeners;           /* service IDs its CM listens on */
+	uint32_t reserved[7];
+};
+
 /* The file: fixed layout; readers check magic, version and size. */
 struct sr_stats_shm {
 	uint64_t magic;
@@ -185,6 +199,7 @@ struct sr_stats_shm {
 	uint64_t parse[SR_STATS_PARSE_MAX];   /* frames refused, by reason */
 	struct sr_stats_qp qp[SR_STATS_QP_SLOTS];
 	struct sr_stats_trace_ctl trace;      /* appended in version 4 */
+	struct sr_stats_client client;        /* appended in version 7 */
 };
 
 /* Names, or "?" past the end. */

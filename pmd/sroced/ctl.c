@@ -224,6 +224,16 @@ static int srd_attach(struct sroced *d, struct srd_client *c, uint32_t index)
 	memcpy(r.gw_mac, c->gw_mac, 6);
 	r.qpn_base = c->block << SRD_QPN_SHIFT;
 	r.client_id = c->id;
+	if (sr_pmd_stats(c->port) != NULL) {   /* for sroce-stat */
+		struct sr_stats_client *sc = &sr_pmd_stats(c->port)->client;
+
+		sc->pid = (int32_t)c->pid;
+		sc->id = c->id;
+		sc->qpn_base = r.qpn_base;
+		memcpy(sc->comm, c->comm, sizeof(sc->comm));
+		sc->comm[sizeof(sc->comm) - 1] = '\0';
+		__atomic_store_n(&sc->valid, 1, __ATOMIC_RELEASE);
+	}
 	srd_log("client %u (pid %d, %s) attached to %s: QPNs %#x-%#x", c->id,
 		(int)c->pid, c->comm, c->dev->name, r.qpn_base,
 		r.qpn_base + SRD_QPN_BLOCK - 1);

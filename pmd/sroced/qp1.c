@@ -31,6 +31,14 @@ static struct sroced *srd_q;
 
 /* ---- listeners ---- */
 
+static void srd_listen_count(struct srd_client *c, int n)
+{
+	struct sr_stats_shm *st = sr_pmd_stats(c->port);
+
+	if (st != NULL)
+		st->client.listeners += (uint32_t)n;
+}
+
 int srd_listen_set(struct sroced *d, struct srd_client *c, uint64_t sid,
 		   bool on)
 {
@@ -43,6 +51,7 @@ int srd_listen_set(struct sroced *d, struct srd_client *c, uint64_t sid,
 		if (i == d->nlisten || d->listen[i].client != c)
 			return -ENOENT;
 		d->listen[i] = d->listen[--d->nlisten];
+		srd_listen_count(c, -1);
 		return 0;
 	}
 	if (i < d->nlisten)
@@ -51,6 +60,7 @@ int srd_listen_set(struct sroced *d, struct srd_client *c, uint64_t sid,
 		return -ENOSPC;
 	d->listen[d->nlisten++] = (struct srd_listen){ .client = c,
 						       .dev = c->dev, .sid = sid };
+	srd_listen_count(c, 1);
 	return 0;
 }
 

@@ -251,6 +251,19 @@ forge)
 	pids="$pids $vs"
 	sleep 1
 	grep -q "QPNs 0x1000-0x1fff" "$tmp/a.log" || fail "the victim is not in block 1"
+	# sroce-stat's client view: the victim, its program, block and QP
+	# (once its transport has made the QP)
+	for _i in $(seq 50); do
+		"$build/tools/sroce-stat/sroce-stat" -d "$tmp" -c > "$tmp/clients.txt" 2>&1 ||
+			fail "sroce-stat -c"
+		awk '$3 == "ibv_ud_pingpong" && $4 == "0x1000-0x1fff" && $5 >= 1 { ok = 1 }
+			 END { exit !ok }' "$tmp/clients.txt" && break
+		sleep 0.1
+	done
+	cat "$tmp/clients.txt"
+	awk '$3 == "ibv_ud_pingpong" && $4 == "0x1000-0x1fff" && $5 >= 1 { ok = 1 }
+		 END { exit !ok }' "$tmp/clients.txt" ||
+		fail "sroce-stat -c does not show the victim with its block and QP"
 	on a env -u LD_LIBRARY_PATH "$build/tests/sroced/srd_forge" 0x1000 > "$tmp/forge.log" 2>&1 ||
 		fail "the forger's good frame did not come back"
 	sleep 0.5

@@ -8,6 +8,7 @@
  *   sroce-stat [-d DIR] [-p PID | -f FILE] -F RULE [-F RULE ...] [-s SEED]
  *   sroce-stat [-d DIR] [-p PID | -f FILE] -F off
  *   sroce-stat [-d DIR] -l
+ *   sroce-stat [-d DIR] -c
  *   sroce-stat [-d DIR] [-p PID | -f FILE] --trace QPN [--count N]
  *              [--timeout SECONDS]
  *
@@ -18,6 +19,8 @@
  * RULE is the config syntax (pmd/CONFIG.md), e.g. "tx drop prob=5%".
  * --trace (-t) follows one QP live, a line per protocol event, until
  * Ctrl-C, N events or the timeout (trace.c; docs/counters.md).
+ * -c lists sroced's clients: pid, program, QPN block, QPs, listeners,
+ * frames and bytes each way, forged frames (clients.c; docs/sroced.md).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -31,6 +34,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "clients.h"
 #include "core/counters.h"
 #include "counters.h"
 #include "fault.h"
@@ -40,7 +44,7 @@
 struct stat_opts {
 	const char *dir, *file;
 	int pid;
-	bool all, qp, list;
+	bool all, qp, list, clients;
 	unsigned int watch;
 	struct sr_fault_set set;
 	bool set_faults;
@@ -99,6 +103,7 @@ static void stat_list(const char *dir)
 		alive = kill(s->pid, 0) == 0 || errno != ESRCH;
 		printf("%s  pid %d%s  port %u  %s\n", g.gl_pathv[i], s->pid,
 		       alive ? "" : " (gone)", s->port_id, s->port);
+		stat_client_line(s, dir, "  ");
 		sr_stats_close(s);
 	}
 	globfree(&g);
@@ -134,6 +139,7 @@ static void stat_print(const struct sr_stats_shm *s, const struct stat_opts *o)
 	char rule[160], name[64];
 
 	printf("device pid %d port %u %s\n", s->pid, s->port_id, s->port);
+	stat_client_line(s, o->dir, "  ");
 	printf("  mac %02x:%02x:%02x:%02x:%02x:%02x ipv4 %u.%u.%u.%u mtu %u path_mtu %u\n",
 	       s->mac[0], s->mac[1], s->mac[2], s->mac[3], s->mac[4], s->mac[5],
 	       s->ipv4[0], s->ipv4[1], s->ipv4[2], s->ipv4[3], s->mtu,
@@ -198,7 +204,7 @@ static int stat_parse(int argc, char **argv, struct stat_opts *o)
 	unsigned long v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "d:p:f:aqw:F:s:lht:n:T:", longopts,
+	while ((c = getopt_long(argc, argv, "d:p:f:aqw:F:s:lcht:n:T:", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 't':
@@ -238,6 +244,9 @@ static int stat_parse(int argc, char **argv, struct stat_opts *o)
 		case 'l':
 			o->list = true;
 			break;
+		case 'c':
+			o->clients = true;
+			break;
 		case 's':
 			o->set.seed = strtoull(optarg, NULL, 0);
 			break;
@@ -258,7 +267,7 @@ static int stat_parse(int argc, char **argv, struct stat_opts *o)
 			o->set.n++;
 			break;
 		default:
-			fprintf(stderr, "usage: sroce-stat [-d DIR] [-p PID | -f FILE] [-a] [-q] [-w SEC] [-F RULE|off ...] [-s SEED] [-l]\n"
+			fprintf(stderr, "usage: sroce-stat [-d DIR] [-p PID | -f FILE] [-a] [-q] [-w SEC] [-F RULE|off ...] [-s SEED] [-l] [-c]\n"
 				"       sroce-stat [-d DIR] [-p PID | -f FILE] --trace QPN [--count N] [--timeout SEC]\n");
 			return 2;
 		}
@@ -280,6 +289,8 @@ int main(int argc, char **argv)
 		stat_list(o.dir);
 		return 0;
 	}
+	if (o.clients)
+		return stat_clients(o.dir);
 	if (stat_find(&o, path, sizeof(path)))
 		return 1;
 	s = sr_stats_open(path, o.set_faults || o.trace);
