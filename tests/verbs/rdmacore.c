@@ -15,6 +15,11 @@
  *   create_flags_zero ibv_create_qp_ex with IBV_QP_INIT_ATTR_CREATE_FLAGS
  *                     and no flag creates the QP; a flag sroce lacks is
  *                     EOPNOTSUPP (test_qp's random init attributes)
+ *   parent_domain     ibv_alloc_parent_domain (with a thread domain and
+ *                     allocators): an extended CQ, two RC QPs and an MR
+ *                     made with it carry a SEND; its PD cannot go first
+ *                     (EBUSY); a CQ with a plain PD as parent domain is
+ *                     EINVAL (test_parent_domain)
  * Exit 0 when all pass; each check prints one line.
  */
 #include <errno.h>
@@ -274,6 +279,104 @@ static void check_create_flags_zero(struct env *e)
 		ibv_destroy_cq(cq);
 }
 
+static void *pd_alloc(struct ibv_pd *pd, void *pd_context, size_t size,
+		      size_t alignment, uint64_t resource_type)
+{
+	(void)pd;
+	(void)pd_context;
+	(void)size;
+	(void)alignment;
+	(void)resource_type;
+	return IBV_ALLOCATOR_USE_DEFAULT;
+}
+
+static void pd_free(struct ibv_pd *pd, void *pd_context, void *ptr,
+		    uint64_t resource_type)
+{
+	(void)pd;
+	(void)pd_context;
+	(void)ptr;
+	(void)resource_type;
+}
+
+static void check_parent_domain(struct env *e)
+{
+	struct ibv_td_init_attr ta = { 0 };
+	struct ibv_td *td = ibv_alloc_td(e->ctx, &ta);
+	struct ibv_pd *pd = ibv_alloc_pd(e->ctx);
+	struct ibv_parent_domain_init_attr pa = {
+		.pd = pd, .td = td,
+		.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+			     IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT,
+		.alloc = pd_alloc, .free = pd_free, .pd_context = e,
+	};
+	struct ibv_pd *par = pd && td ? ibv_alloc_parent_domain(e->ctx, &pa) : NULL;
+	struct ibv_cq_init_attr_ex ca = {
+		.cqe = 16, .wc_flags = IBV_WC_STANDARD_FLAGS,
+		.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD, .parent_domain = pd,
+	};
+	struct ibv_cq_ex *bad = ibv_create_cq_ex(e->ctx, &ca);
+	int bad_errno = errno;
+	struct ibv_cq_ex *cqx;
+	struct ibv_cq *cq = NULL;
+	struct ibv_qp *a = NULL, *b = NULL;
+	struct ibv_mr *mr = NULL;
+	struct env pe = *e;
+	struct ibv_wc wc;
+	const char *why = NULL;
+	int sent = 0, recvd = 0;
+
+	if (par == NULL) {
+		report("parent_domain", 0, "ibv_alloc_parent_domain failed");
+		goto out;
+	}
+	if (bad != NULL || bad_errno != EINVAL) {
+		report("parent_domain", 0, "a plain PD taken as parent domain");
+		goto out;
+	}
+	ca.parent_domain = par;
+	cqx = ibv_create_cq_ex(e->ctx, &ca);
+	cq = cqx ? ibv_cq_ex_to_cq(cqx) : NULL;
+	pe.pd = par;
+	mr = ibv_reg_mr(par, e->buf, BUF_LEN, IBV_ACCESS_LOCAL_WRITE);
+	pe.mr = mr;
+	a = cq && mr ? make_qp(&pe, cq) : NULL;
+	b = cq && mr ? make_qp(&pe, cq) : NULL;
+	if (!a || !b || a->pd != par || rc_up(e, a, b->qp_num) ||
+	    rc_up(e, b, a->qp_num) || post_recv(b, mr, 41) ||
+	    post_send(&pe, a, 40)) {
+		report("parent_domain", 0, "CQ, MR or QPs on it failed");
+		goto out;
+	}
+	while ((!sent || !recvd) && poll_one(cq, &wc, 5) &&
+	       wc.status == IBV_WC_SUCCESS) {
+		sent |= wc.wr_id == 40;
+		recvd |= wc.wr_id == 41;
+	}
+	if (!sent || !recvd)
+		why = "no SEND through QPs on the parent domain";
+	else if (ibv_dealloc_pd(pd) != EBUSY)
+		why = "its PD went before it";
+	report("parent_domain", why == NULL, why);
+out:
+	if (a)
+		ibv_destroy_qp(a);
+	if (b)
+		ibv_destroy_qp(b);
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (cq)
+		ibv_destroy_cq(cq);
+	if (bad)
+		ibv_destroy_cq(ibv_cq_ex_to_cq(bad));
+	if (par)
+		ibv_dealloc_pd(par);
+	if (pd && ibv_dealloc_pd(pd))
+		report("parent_domain", 0, "PD not freed after its parent");
+	if (td)
+		ibv_dealloc_td(td);
+}
+
 int main(void)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
@@ -297,6 +400,7 @@ int main(void)
 	check_reset_cleans_cq(&e);
 	check_reuse_after_error(&e);
 	check_create_flags_zero(&e);
+	check_parent_domain(&e);
 	ibv_dereg_mr(e.mr);
 	ibv_dealloc_pd(e.pd);
 	ibv_close_device(e.ctx);
