@@ -15,7 +15,9 @@
 #
 # Prints one line per module (pass, fail, error, skip, and "crash" for a
 # module whose process died or timed out) and the totals; the logs stay in
-# $RDMA_CORE_TESTS_DIR/logs.  Exit status 0 when no test failed.
+# $RDMA_CORE_TESTS_DIR/logs.  Exit status 0 when no test failed, 77 (a skip
+# for meson) when python3-pyverbs or the tests cannot be had, 1 otherwise.
+# Meson runs it as the suite 'pyverbs' (tests/verbs/meson.build).
 # Environment: SROCE_BUILD (default build), RDMA_CORE_TESTS_TIMEOUT (seconds
 # per module, default 600), SROCE_CONFIG (devices; default link when unset).
 set -u
@@ -36,7 +38,7 @@ fi
 if ! dpkg-query -W -f='${Status}' python3-pyverbs 2>/dev/null | grep -q "ok installed"; then
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq && apt-get install -y -qq --no-install-recommends python3-pyverbs >/dev/null ||
-		{ echo "rdma-core-tests: cannot install python3-pyverbs" >&2; exit 2; }
+		{ echo "rdma-core-tests: cannot install python3-pyverbs" >&2; exit 77; }
 fi
 
 tests=$work/rdma-core/tests
@@ -58,7 +60,7 @@ if [ ! -f "$tests/run_tests.py" ]; then
 			apt-get update -qq
 		fi
 		(cd "$work" && apt-get source -qq rdma-core >/dev/null) ||
-			{ echo "rdma-core-tests: apt-get source rdma-core failed" >&2; exit 2; }
+			{ echo "rdma-core-tests: apt-get source rdma-core failed" >&2; exit 77; }
 		src=$(ls -d "$work"/rdma-core-[0-9]* | head -n 1)
 		cp -r "$src/tests" "$work/rdma-core/"
 	fi
@@ -72,10 +74,10 @@ libs = {l.split()[-1] for l in open("/proc/self/maps") if "libibverbs.so" in l}
 print(" ".join(names), "|", " ".join(sorted(libs)))' 2>&1 | tail -n 1)
 case $chk in
 *"sroce0 "*"|"*"$build/verbs-shim/libibverbs.so"*) ;;
-*)	echo "rdma-core-tests: pyverbs does not run on the drop-in: $chk" >&2; exit 2 ;;
+*)	echo "rdma-core-tests: pyverbs does not run on the drop-in: $chk" >&2; exit 1 ;;
 esac
 case ${chk#*| } in
-*" "*) echo "rdma-core-tests: two libibverbs loaded: $chk" >&2; exit 2 ;;
+*" "*) echo "rdma-core-tests: two libibverbs loaded: $chk" >&2; exit 1 ;;
 esac
 
 if [ $# -gt 0 ]; then
