@@ -20,6 +20,10 @@
  *                     made with it carry a SEND; its PD cannot go first
  *                     (EBUSY); a CQ with a plain PD as parent domain is
  *                     EINVAL (test_parent_domain)
+ *   gid_table         gid_tbl_len is the table's size, as on a kernel
+ *                     device: an index in it with no GID reads as the zero
+ *                     GID and ibv_query_gid_ex says ENODATA; the table
+ *                     lists the GIDs in use (test_query_gid_ex_bad_flow)
  * Exit 0 when all pass; each check prints one line.
  */
 #include <errno.h>
@@ -377,6 +381,41 @@ out:
 		ibv_dealloc_td(td);
 }
 
+static void check_gid_table(struct env *e)
+{
+	struct ibv_gid_entry tab[64], one;
+	struct ibv_port_attr pa;
+	union ibv_gid g;
+	const char *why = NULL;
+	ssize_t n;
+	int empty = -1, rc;
+
+	if (ibv_query_port(e->ctx, 1, &pa) || pa.gid_tbl_len <= 0 ||
+	    pa.gid_tbl_len > 64) {
+		report("gid_table", 0, "ibv_query_port");
+		return;
+	}
+	n = ibv_query_gid_table(e->ctx, tab, 64, 0);
+	for (int i = 0; i < pa.gid_tbl_len && empty < 0; i++) {
+		int used = 0;
+
+		for (ssize_t k = 0; k < n; k++)
+			used |= tab[k].gid_index == (uint32_t)i;
+		if (!used)
+			empty = i;
+	}
+	if (n < 2)
+		why = "ibv_query_gid_table lists fewer than 2 GIDs";
+	else if (empty < 0)
+		why = "every index below gid_tbl_len holds a GID: no table size";
+	else if ((rc = ibv_query_gid_ex(e->ctx, 1, (uint32_t)empty, &one, 0)) != ENODATA)
+		why = "ibv_query_gid_ex of an empty index is not ENODATA";
+	else if (ibv_query_gid(e->ctx, 1, empty, &g) ||
+		 memcmp(g.raw, (uint8_t[16]){ 0 }, 16) != 0)
+		why = "ibv_query_gid of an empty index is not the zero GID";
+	report("gid_table", why == NULL, why);
+}
+
 int main(void)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
@@ -401,6 +440,7 @@ int main(void)
 	check_reuse_after_error(&e);
 	check_create_flags_zero(&e);
 	check_parent_domain(&e);
+	check_gid_table(&e);
 	ibv_dereg_mr(e.mr);
 	ibv_dealloc_pd(e.pd);
 	ibv_close_device(e.ctx);
