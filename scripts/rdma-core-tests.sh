@@ -8,10 +8,11 @@
 #
 # The tests come from Debian's archive, never from this repository:
 # Debian 12's python3-pyverbs ships rdma-core 44.0's tests/ folder (gzipped,
-# in /usr/share/doc/rdma-core/tests; identical to the v44.0 tag's); when it
-# is not there, `apt-get source rdma-core` (a deb-src line for bookworm is
-# added if apt has none).  They are copied to $RDMA_CORE_TESTS_DIR (default
-# /tmp/sroce-rdma-core-tests), outside the tree.
+# in /usr/share/doc/rdma-core/tests; identical to the v44.0 tag's; taken from
+# the .deb itself where dpkg leaves docs out); failing that, `apt-get source
+# rdma-core` (a deb-src line for bookworm is added if apt has none).  They
+# are copied to $RDMA_CORE_TESTS_DIR (default /tmp/sroce-rdma-core-tests),
+# outside the tree.
 #
 # Prints one line per module (pass, fail, error, skip, and "crash" for a
 # module whose process died or timed out) and the totals; the logs stay in
@@ -45,8 +46,17 @@ tests=$work/rdma-core/tests
 if [ ! -f "$tests/run_tests.py" ]; then
 	rm -rf "$work/rdma-core"
 	mkdir -p "$work/rdma-core"
-	if [ -f /usr/share/doc/rdma-core/tests/run_tests.py ]; then
-		cp -r /usr/share/doc/rdma-core/tests "$work/rdma-core/"
+	doc=/usr/share/doc/rdma-core/tests
+	if [ ! -f $doc/run_tests.py ]; then
+		# the package's own copy, where dpkg leaves docs out (path-exclude)
+		ver=$(dpkg-query -W -f='${Version}' python3-pyverbs)
+		rm -rf "$work/deb" && mkdir -p "$work/deb" &&
+			(cd "$work/deb" && apt-get download -qq "python3-pyverbs=$ver" >/dev/null 2>&1) &&
+			dpkg-deb -x "$work"/deb/python3-pyverbs_*.deb "$work/deb/root" &&
+			doc=$work/deb/root/usr/share/doc/rdma-core/tests
+	fi
+	if [ -f $doc/run_tests.py ]; then
+		cp -r $doc "$work/rdma-core/"
 		gunzip -f "$tests"/*.gz
 	else
 		if ! apt-get source --print-uris rdma-core >/dev/null 2>&1; then
