@@ -6,7 +6,7 @@ pkgs="gcc pkg-config meson ninja-build python3 libdpdk-dev dpdk libisal-dev
       libibverbs-dev ibverbs-utils perftest libpcap-dev libcairo2-dev check tshark iproute2
       librdmacm-dev rdmacm-utils qperf libfabric-bin ucx-utils
       procps iputils-ping clang libbpf-dev libxdp-dev
-      nftables"
+      nftables python3-pyverbs"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

@@ -117,9 +117,11 @@ struct ibv_cq_ex *sr_ibv_create_cq_ex(struct ibv_context *c,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
+	/* a parent domain's CQ is any CQ (pd_parent.c) */
 	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
-	    attr->parent_domain) {
-		errno = EOPNOTSUPP;       /* no parent domains */
+	    (sr_ibv_parent_domain(attr->parent_domain) == NULL ||
+	     attr->parent_domain->context != c)) {
+		errno = EINVAL;
 		return NULL;
 	}
 	w = sr_ibv_cq_new(c, attr->cqe, attr->cq_context, attr->channel,

@@ -52,6 +52,8 @@ int ibv_dealloc_pd(struct ibv_pd *pd)
 	if (pd == NULL)
 		return EINVAL;
 	p = sr_container_of(pd, struct sr_ibv_pd, ibpd);
+	if (p->protection != NULL)
+		return sr_ibv_dealloc_parent_domain(p);
 	rc = sr_pd_dealloc(p->pd);
 	if (rc)
 		return sr_ibv_err(rc);

@@ -8,8 +8,9 @@
  * and ibv_bind_mw go through struct verbs_context, found only when
  * abi_compat is __VERBS_ABI_IS_EXTENDED and sz covers the op (the
  * inline checks sz >= sizeof(struct verbs_context) - offsetof(op)).
- * Ops left NULL make their inline helpers fail with EOPNOTSUPP or ENOSYS
- * (XRC, WQs, RSS, flows, DM, TDs, parent domains, counters, CQ
+ * ibv_alloc_parent_domain, ibv_alloc_td and ibv_dealloc_td likewise
+ * (pd_parent.c).  Ops left NULL make their inline helpers fail with
+ * EOPNOTSUPP or ENOSYS (XRC, WQs, RSS, flows, DM, counters, CQ
  * moderation, ODP advice).
  */
 #include "shim.h"
@@ -53,4 +54,7 @@ void sr_ibv_ctx_ops_init(struct sr_ibv_ctx *ctx)
 	v->create_cq_ex = sr_ibv_create_cq_ex;
 	v->create_qp_ex = sr_ibv_create_qp_ex;
 	v->create_srq_ex = sr_ibv_create_srq_ex;
+	v->alloc_parent_domain = sr_ibv_alloc_parent_domain;
+	v->alloc_td = sr_ibv_alloc_td;
+	v->dealloc_td = sr_ibv_dealloc_td;
 }

@@ -41,8 +41,10 @@
 
 /* Destroy: engine rounds given to pending ACKs first (see below). */
 
-#define SR_IBV_QP_INIT_MASK \
-	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+/* create flags: the mask bit is taken with no flag in it (none is ours) */
+#define SR_IBV_QP_INIT_MASK                                         \
+	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |    \
+	 IBV_QP_INIT_ATTR_CREATE_FLAGS)
 
 static struct sr_pd *sr_ibv_pd(struct ibv_pd *pd)
 {
@@ -59,7 +61,11 @@ struct ibv_qp *sr_ibv_create_qp_ex(struct ibv_context *c,
 	int rc;
 
 	if (a->comp_mask & ~(uint32_t)SR_IBV_QP_INIT_MASK) {
-		errno = EOPNOTSUPP;          /* XRC, TSO, RSS, create flags */
+		errno = EOPNOTSUPP;          /* XRC, TSO, RSS, ... */
+		return NULL;
+	}
+	if ((a->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && a->create_flags) {
+		errno = EOPNOTSUPP;          /* scatter FCS, source QPN, ... */
 		return NULL;
 	}
 	if (!(a->comp_mask & IBV_QP_INIT_ATTR_PD) || a->pd == NULL ||

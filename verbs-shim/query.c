@@ -146,7 +146,9 @@ int sr_ibv_query_port_ex(struct ibv_context *c, uint8_t port,
 		mtu = sr_pmd_path_mtu(lim && lim < mtu ? lim : mtu);
 	}
 	a.active_mtu = sr_ibv_mtu_enum(mtu ? mtu : 1024);
-	a.gid_tbl_len = (int)rt->gids.n;
+	/* the table's size, as a kernel device reports it: a slot not in use
+	 * reads as the zero GID, ibv_query_gid_ex says ENODATA */
+	a.gid_tbl_len = SR_GID_TABLE_MAX;
 	a.port_cap_flags = IBV_PORT_CM_SUP;
 	a.max_msg_sz = SR_IBV_MAX_MSG;
 	a.pkey_tbl_len = 1;

@@ -149,10 +149,32 @@ void sr_ibv_ctx_ops_init(struct sr_ibv_ctx *ctx);
 
 /* ---- objects ---- */
 
+/*
+ * A PD, or a parent domain (pd_parent.c): then pd is its protection
+ * domain's (one user of it, counted), and the rest is what the consumer
+ * gave: the thread domain and the allocators.
+ */
 struct sr_ibv_pd {
 	struct ibv_pd ibpd;
 	struct sr_pd *pd;
+	struct ibv_pd *protection;    /* parent domain: its PD, else NULL */
+	struct ibv_td *td;
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
+	void *pd_context;
 };
+
+/* pd_parent.c: parent and thread domains (verbs_context ops). */
+struct ibv_pd *sr_ibv_alloc_parent_domain(struct ibv_context *c,
+					  struct ibv_parent_domain_init_attr *a);
+int sr_ibv_dealloc_parent_domain(struct sr_ibv_pd *p);
+struct ibv_td *sr_ibv_alloc_td(struct ibv_context *c,
+			       struct ibv_td_init_attr *a);
+int sr_ibv_dealloc_td(struct ibv_td *td);
+/* The parent domain pd is, or NULL when pd is a plain PD (or NULL). */
+struct sr_ibv_pd *sr_ibv_parent_domain(struct ibv_pd *pd);
 
 struct sr_ibv_mr {
 	struct ibv_mr ibmr;

@@ -120,21 +120,52 @@ void sr_cq_push(struct sr_cq *cq, const struct sr_wc *wc, bool solicited)
 	}
 }
 
+/*
+ * A slot sr_cq_clean removed: its qp_num says so (QPNs are 24 bits).  The
+ * store is one aligned 32-bit word, so a poller reading the slot at the
+ * same time sees the old number or this one.
+ */
+#define SR_WC_QPN_REMOVED UINT32_MAX
+
+unsigned int sr_cq_clean(struct sr_cq *cq, uint32_t qpn)
+{
+	uint32_t cons, prod, i;
+	unsigned int n = 0;
+
+	if (cq == NULL)
+		return 0;
+	cons = atomic_load_explicit(&cq->ring.cons, memory_order_acquire);
+	prod = sr_ring_prod_peek(&cq->ring);
+	for (i = cons; i != prod; i++) {
+		struct sr_wc *wc = sr_ring_slot(&cq->ring, i);
+
+		if (wc->qp_num == qpn) {
+			atomic_store_explicit((_Atomic uint32_t *)&wc->qp_num,
+					      SR_WC_QPN_REMOVED,
+					      memory_order_relaxed);
+			n++;
+		}
+	}
+	return n;
+}
+
 int sr_cq_poll(struct sr_cq *cq, int n, struct sr_wc *wc)
 {
 	uint32_t cons = sr_ring_cons_peek(&cq->ring);
 	uint32_t avail = sr_ring_avail(&cq->ring, cons);
-	int i;
+	uint32_t i;
+	int got = 0;
 
-	if (n < 0)
+	if (n <= 0)
 		return 0;
-	if ((uint32_t)n > avail)
-		n = (int)avail;
-	for (i = 0; i < n; i++)
-		memcpy(&wc[i], sr_ring_slot(&cq->ring, cons + (uint32_t)i),
-		       sizeof(*wc));
-	sr_ring_release(&cq->ring, cons + (uint32_t)n);
-	return n;
+	/* removed slots (sr_cq_clean) are freed and skipped */
+	for (i = 0; i < avail && got < n; i++) {
+		memcpy(&wc[got], sr_ring_slot(&cq->ring, cons + i), sizeof(*wc));
+		if (wc[got].qp_num != SR_WC_QPN_REMOVED)
+			got++;
+	}
+	sr_ring_release(&cq->ring, cons + i);
+	return got;
 }
 
 int sr_cq_req_notify(struct sr_cq *cq, bool solicited_only)

@@ -47,6 +47,16 @@ int sr_cq_resize(struct sr_cq *cq, uint32_t cqe);
 /* Take up to n completions.  Returns how many.  Consumer thread. */
 int sr_cq_poll(struct sr_cq *cq, int n, struct sr_wc *wc);
 
+/*
+ * Remove the completions of QP number qpn that the CQ holds and the
+ * consumer has not taken: a QP moved to RESET leaves nothing behind in its
+ * CQs (as mlx4/mlx5 clean theirs), so a consumer that resets a QP in error
+ * and uses it again does not poll the old flush errors.  The device lock
+ * must be held (the engine cannot push meanwhile); the consumer may poll
+ * meanwhile, an entry it already took stays taken.  Returns how many.
+ */
+unsigned int sr_cq_clean(struct sr_cq *cq, uint32_t qpn);
+
 /* Arm: next completion (solicited_only false) or next solicited one. 0. */
 int sr_cq_req_notify(struct sr_cq *cq, bool solicited_only);
 

@@ -312,6 +312,10 @@ static void sr_qp_reset(struct sr_qp *qp)
 	sr_resp_reset(qp);
 	qp->flush_pending = false;
 	qp->sqd_event = false;
+	/* nothing of the old life stays to be polled (sr_cq_clean) */
+	sr_cq_clean(qp->scq, qp->qpn);
+	if (qp->rcq != qp->scq)
+		sr_cq_clean(qp->rcq, qp->qpn);
 }
 
 static int sr_qp_check_attr(const struct sr_qp *qp,

@@ -2,12 +2,13 @@
 /*
  * test_objects.c — QP state machine, flush on ERR, CQ overflow and
  * notification, SRQ limit, memory-engine work requests, fence, inline
- * and multi-SGE.
+ * and multi-SGE, a QP reset cleaning its CQs.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "../transport/harness.h"
+#include "qp/qp_priv.h"   /* sr_cq_push: the engine's side of a CQ */
 #include "sr_check.h"
 
 START_TEST(test_state_machine)
@@ -497,6 +498,63 @@ START_TEST(test_cq_limits_and_resize)
 }
 END_TEST
 
+/*
+ * A QP moved to RESET leaves no completion in its CQs (sr_cq_clean), and a
+ * removed entry between others is skipped by the poll.
+ */
+START_TEST(test_reset_cleans_cq)
+{
+	struct h_pair p;
+	struct h_opts o;
+	struct sr_qp_attr a = { .qp_state = SR_QPS_ERR };
+	struct sr_wc wc[8];
+	struct sr_cq *cq;
+	uint32_t qpn;
+
+	h_default_opts(&o, SR_QPT_RC);
+	h_pair_init(&p, &o);
+	qpn = sr_qp_num(p.n[0].qp);
+	for (uint64_t id = 10; id < 13; id++)
+		ck_assert_int_eq(h_post_recv(&p, 0, id, 0, 10), 0);
+	ck_assert_int_eq(sr_qp_modify(p.n[0].qp, &a, SR_QP_STATE), 0);
+	sim_step_frames(p.net);
+	ck_assert_int_eq(sr_cq_poll(p.n[0].rcq, 1, wc), 1);
+	ck_assert_int_eq(wc[0].status, SR_WC_WR_FLUSH_ERR);
+	ck_assert_uint_eq(sr_cq_clean(p.n[0].rcq, qpn + 1), 0);
+	a.qp_state = SR_QPS_RESET;
+	ck_assert_int_eq(sr_qp_modify(p.n[0].qp, &a, SR_QP_STATE), 0);
+	sim_step_frames(p.net);
+	ck_assert_int_eq(sr_cq_poll(p.n[0].rcq, 8, wc), 0);
+	ck_assert_uint_eq(sr_cq_clean(p.n[0].rcq, qpn), 0);
+
+	/* QPs 1 and 2 interleaved; 2's removed, 1's polled in order */
+	cq = sr_cq_create(p.n[0].dev, 8, NULL, NULL);
+	ck_assert_ptr_nonnull(cq);
+	for (uint64_t id = 0; id < 6; id++) {
+		struct sr_wc w = { .wr_id = id, .qp_num = 1 + (id & 1) };
+
+		sr_cq_push(cq, &w, false);
+	}
+	ck_assert_uint_eq(sr_cq_clean(cq, 2), 3);
+	ck_assert_int_eq(sr_cq_poll(cq, 2, wc), 2);
+	ck_assert_uint_eq(wc[0].wr_id, 0);
+	ck_assert_uint_eq(wc[1].wr_id, 2);
+	ck_assert_int_eq(sr_cq_poll(cq, 8, wc), 1);
+	ck_assert_uint_eq(wc[0].wr_id, 4);
+	ck_assert_int_eq(sr_cq_poll(cq, 8, wc), 0);
+	/* the freed slots are usable again: 8 fit */
+	for (uint64_t id = 0; id < 8; id++) {
+		struct sr_wc w = { .wr_id = id, .qp_num = 1 };
+
+		sr_cq_push(cq, &w, false);
+	}
+	ck_assert(!sr_cq_overflowed(cq));
+	ck_assert_int_eq(sr_cq_poll(cq, 8, wc), 8);
+	ck_assert_int_eq(sr_cq_destroy(cq), 0);
+	h_pair_fini(&p);
+}
+END_TEST
+
 static Suite *objects_suite(void)
 {
 	Suite *s = suite_create("qp_objects");
@@ -511,6 +569,7 @@ static Suite *objects_suite(void)
 	tcase_add_test(tc, test_inline_sge_fence);
 	tcase_add_test(tc, test_zero_sized_queues);
 	tcase_add_test(tc, test_cq_limits_and_resize);
+	tcase_add_test(tc, test_reset_cleans_cq);
 	suite_add_tcase(s, tc);
 	return s;
 }
