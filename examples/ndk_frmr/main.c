@@ -163,16 +163,18 @@ int main(void)
 		check(lmr->Dispatch->NdkRegisterMr(lmr, lm, 4 * PAGE_SIZE,
 						   NDK_MR_FLAG_ALLOW_LOCAL_WRITE, NULL, NULL),
 		      "NdkRegisterMr");
-		for (int i = 0; i < 150; i++) {   /* node 0 may not listen yet */
+		/* node 0 may not listen yet: its CM refuses (REJ), try again */
+		for (int i = 0; i < 150; i++) {
 			st = conn->Dispatch->NdkConnect(conn, qp, NULL, 0, (PSOCKADDR)&srv,
 							 sizeof(srv), 4, 4, NULL, 0, on_request,
 							 NULL);
+			if (st == STATUS_PENDING)
+				st = wait_done();
 			if (st != STATUS_CONNECTION_REFUSED)
 				break;
 			usleep(100000);
 		}
 		check(st, "NdkConnect");
-		check(wait_done(), "connect completion");
 		check(conn->Dispatch->NdkCompleteConnect(conn, NULL, NULL, NULL, NULL),
 		      "NdkCompleteConnect");
 		printf("node 1: connected to 10.0.0.1:5000\n");

@@ -507,10 +507,17 @@ START_TEST(connection_errors)
 	qp = nt_qp(&e, NULL);
 	addr.sin_addr.s_addr = htonl(0x0a000001);
 	ck_assert_int_eq(e.ad->Dispatch->NdkCreateConnector(e.ad, NULL, NULL, &c), STATUS_SUCCESS);
-	/* nobody listens */
+	/* nobody listens: the CM's REJ (invalid service ID) refuses it */
 	ck_assert_int_eq(c->Dispatch->NdkConnect(c, qp, NULL, 0, (PSOCKADDR)&addr, sizeof(addr),
 						 1, 1, NULL, 0, nt_req_cb, &w),
-			 STATUS_CONNECTION_REFUSED);
+			 STATUS_PENDING);
+	ck_assert_int_eq(nt_wait(&w), STATUS_CONNECTION_REFUSED);
+	/* no host at that address: ARP finds nobody */
+	addr.sin_addr.s_addr = htonl(0x0a000009);
+	ck_assert_int_eq(c->Dispatch->NdkConnect(c, qp, NULL, 0, (PSOCKADDR)&addr, sizeof(addr),
+						 1, 1, NULL, 0, nt_req_cb, &w),
+			 STATUS_HOST_UNREACHABLE);
+	addr.sin_addr.s_addr = htonl(0x0a000001);
 	/* bad address length, private data over MaxCallerData */
 	ck_assert_int_eq(c->Dispatch->NdkConnect(c, qp, NULL, 0, (PSOCKADDR)&addr, 4, 1, 1, NULL,
 						 0, nt_req_cb, &w), STATUS_INVALID_PARAMETER);
