@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ndk_frmr — NDK fast-register between two sroce nodes (the default memif
- * link, SROCE_NODE=0 and 1, one SROCE_RUN_DIR for the side channel).
+ * link, SROCE_NODE=0 and 1, one SROCE_RUN_DIR; connected over the CM).
  *
  * Node 0 listens on 10.0.0.1:5000, fast-registers four pages of a buffer
  * (FBO 512) with remote read and write, and sends the peer the region's
