@@ -302,6 +302,7 @@ static NTSTATUS sr_ndk_connect(NDK_CONNECTOR *p, NDK_QP *pNdkQp, CONST PSOCKADDR
 		return sr_ntstatus_from_errno(-rc);
 	c->qp = qp;
 	qp->conn = c;
+	c->pdata = NULL;
 	c->pdata_len = 0;
 	sr_ndk_conn_op_start(c, cb, ctx);
 	sr_ndk_conn_set_state(c, SR_CONN_CONNECTING);
@@ -456,7 +457,7 @@ static NTSTATUS sr_ndk_get_connection_data(NDK_CONNECTOR *p, ULONG *pInboundRead
 	enum sr_ndk_conn_state s = c->state;
 
 	if (s == SR_CONN_IDLE || s == SR_CONN_CONNECTING ||
-	    (s == SR_CONN_CLOSED && c->peer.attr == 0))
+	    (s == SR_CONN_CLOSED && c->pdata == NULL))
 		return sr_ntstatus_from_errno(EPERM);
 	/* the peer's: its inbound limit is what it lets us read */
 	if (pInboundReadLimit)
