@@ -45,6 +45,14 @@ uint16_t sr_ndk_sa_port(const struct sockaddr *sa)
 					       : ((const struct sockaddr_in *)sa)->sin_port);
 }
 
+void sr_ndk_sa_set_port(struct sockaddr_storage *ss, uint16_t port)
+{
+	if (ss->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+	else
+		((struct sockaddr_in *)ss)->sin_port = htons(port);
+}
+
 /* A socket address as a GID (IPv4-mapped for IPv4). */
 void sr_ndk_sa_gid(const struct sockaddr *sa, uint8_t gid[16])
 {
@@ -245,7 +253,7 @@ static uint8_t sr_ndk_limit(ULONG v, ULONG max)
 	return (uint8_t)(v > SR_QP_MAX_RD_ATOMIC ? SR_QP_MAX_RD_ATOMIC : v);
 }
 
-static uint16_t sr_ndk_ephemeral_port(void)
+uint16_t sr_ndk_ephemeral_port(void)
 {
 	uint16_t v = 0;
 

@@ -96,6 +96,9 @@ void sr_ndk_cm_purge(struct sr_ndk_adapter *a, void *who);
 socklen_t sr_ndk_sa_len(const struct sockaddr *sa);
 int sr_ndk_sa_check(const struct sockaddr *sa, ULONG len);
 uint16_t sr_ndk_sa_port(const struct sockaddr *sa);
+void sr_ndk_sa_set_port(struct sockaddr_storage *ss, uint16_t port);
+/* A port of the ephemeral range (32768..60999), at random. */
+uint16_t sr_ndk_ephemeral_port(void);
 void sr_ndk_sa_gid(const struct sockaddr *sa, uint8_t gid[16]);
 void sr_ndk_gid_sa(const uint8_t gid[16], uint8_t ip_version, uint16_t port,
 		   struct sockaddr_storage *ss);

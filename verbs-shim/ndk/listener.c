@@ -53,11 +53,12 @@ static NTSTATUS sr_ndk_listen(NDK_LISTENER *p, CONST PSOCKADDR pAddress, ULONG A
 	struct sr_ndk_listener *l = (struct sr_ndk_listener *)p;
 	struct sr_ndk_adapter *a = l->a;
 	uint64_t sid;
-	int rc;
+	uint16_t port;
+	int rc = 0;
 
 	(void)cb;
 	(void)ctx;
-	if (sr_ndk_sa_check(pAddress, AddressLength) || sr_ndk_sa_port(pAddress) == 0)
+	if (sr_ndk_sa_check(pAddress, AddressLength))
 		return sr_ntstatus_from_errno(EINVAL);
 	if (l->cm)
 		return sr_ntstatus_from_errno(EISCONN);
@@ -65,9 +66,19 @@ static NTSTATUS sr_ndk_listen(NDK_LISTENER *p, CONST PSOCKADDR pAddress, ULONG A
 		return sr_ntstatus_from_errno(ENOTSUP);
 	memcpy(&l->addr, pAddress, sr_ndk_sa_len(pAddress));
 	sr_ndk_sa_resolve_any(a, &l->addr);
-	sid = sr_cma_service_id(SR_RDMA_PS_TCP, sr_ndk_sa_port(pAddress));
-	rc = sr_cm_listen(sr_ndk_cm_lock(a), sid, l, &l->cm);
-	sr_ndk_cm_unlock(a);
+	port = sr_ndk_sa_port(pAddress);
+	/* port 0: an ephemeral port nobody listens on (GetLocalAddress says which) */
+	for (int i = 0; i < (port ? 1 : 64); i++) {
+		uint16_t try = port ? port : sr_ndk_ephemeral_port();
+
+		sid = sr_cma_service_id(SR_RDMA_PS_TCP, try);
+		rc = sr_cm_listen(sr_ndk_cm_lock(a), sid, l, &l->cm);
+		sr_ndk_cm_unlock(a);
+		if (rc != -EADDRINUSE) {
+			sr_ndk_sa_set_port(&l->addr, try);
+			break;
+		}
+	}
 	if (rc)
 		return sr_ntstatus_from_errno(-rc);
 	pthread_mutex_lock(&a->lock);
