@@ -875,7 +875,8 @@ GROUP_TITLES = {
     'gid6': 'RoCEv2 over the IPv6 link-local GID (GID 0)',
     'recovery': 'recovery: sroce drops / corrupts 2 % of its frames',
     'arp': 'ARP, no static neighbour (pure mode)',
-    'rdmacm': 'RDMA-CM: Debian\'s rdmacm-utils and perftest -R, the drop-in librdmacm',
+    'rdmacm': 'RDMA-CM: Debian\'s rdmacm-utils and perftest -R on the drop-in librdmacm; '
+              'an ND2 program on the NDK/ND2 shims',
     'hostnic': 'the host\'s own NIC: port = iface:rxehost0 (no mac/ipv4 keys), '
                'no udp/4791 drop rule',
     'sroced': 'the shared device: sroced owns the lab port, the programs are its clients',
@@ -908,11 +909,18 @@ def table(files):
         done.add(sc['what'])
         cmd = '`%s %s`' % (sc['prog'], ' '.join(
             sc['cm'][1] if sc['cm'] else sc['args']))
+        if sc['sroce_prog']:
+            # each role its own pair of programs: say which runs where
+            srv, cli = sc['cm'][0], sc['cm'][1]
+            cmd = 'sroce `%s %s`, rxe `%s %s`' % (
+                sc['sroce_prog'], ' '.join(srv if sc['role'] == 'server' else cli),
+                sc['prog'], ' '.join(cli if sc['role'] == 'server' else srv))
         if sc['faults']:
             cmd += ', sroce `fault = %s`' % '; '.join(sc['faults'])
         out.append('| %s | %s | %s |' % (cmd, *[
             '%s %s' % (c[0].lower(), c[1].replace('|', '/')) if c else
-            'not run' if r in roles else 'excluded (below)'
+            'not run' if r in roles else
+            '—' if sc['sroce_prog'] else 'excluded (below)'
             for c, r in zip(cells, ('server', 'client'))]))
     return '\n'.join(out)
 
