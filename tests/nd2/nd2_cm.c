@@ -2,8 +2,8 @@
 /*
  * nd2_cm — IND2Connector / IND2Listener over the device's CM (QP1).
  *
- *   nd2_cm --pair          two sroce processes (SROCE_NODE=0 listens on
- *                          10.0.0.1, 1 connects; tests/ndk/pair.sh):
+ *   nd2_cm --pair [N]      two sroce processes (node N, else SROCE_NODE:
+ *                          0 listens on 10.0.0.1, 1 connects; tests/ndk/pair.sh):
  *     1. a connection with private data both ways: 40 bytes in the REQ
  *        (the listener reads the REQ's whole 56-byte field, the rest
  *        zero), 196 in the REP (MaxCalleeData); one SEND each way on it;
@@ -361,8 +361,11 @@ int main(int argc, char **argv)
 	const char *peer = NULL;
 
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--pair") == 0)
+		if (strcmp(argv[i], "--pair") == 0) {
 			mode = 'P';
+			if (i + 1 < argc && argv[i + 1][0] != '-')
+				node = argv[++i];
+		}
 		else if (strcmp(argv[i], "-s") == 0)
 			mode = 's';
 		else if (strcmp(argv[i], "-c") == 0 && i + 1 < argc)
@@ -373,7 +376,7 @@ int main(int argc, char **argv)
 			mode = 0, i = argc;
 	}
 	if (mode == 0) {
-		fprintf(stderr, "usage: nd2_cm --pair | -s [-p PORT] | -c ADDR [-p PORT]\n");
+		fprintf(stderr, "usage: nd2_cm --pair [NODE] | -s [-p PORT] | -c ADDR [-p PORT]\n");
 		return 2;
 	}
 	buf = aligned_alloc(64, 2 * MSG);
