@@ -160,14 +160,16 @@ int main(void)
 		char *local = region;
 
 		mr = reg(ad, local, LEN, ND_MR_FLAG_ALLOW_LOCAL_WRITE);
-		for (int i = 0; i < 150; i++) {   /* node 0 may not listen yet */
+		/* node 0 may not listen yet: its CM refuses (REJ), try again */
+		for (int i = 0; i < 150; i++) {
 			hr = conn->lpVtbl->Connect(conn, (IUnknown *)qp, (struct sockaddr *)&srv,
 						   sizeof(srv), 4, 4, NULL, 0, &ov);
+			hr = WAIT(conn, &ov, hr);
 			if (hr != ND_CONNECTION_REFUSED)
 				break;
 			usleep(100000);
 		}
-		check(WAIT(conn, &ov, hr), "Connect");
+		check(hr, "Connect");
 		check(conn->lpVtbl->CompleteConnect(conn, &ov), "CompleteConnect");
 		printf("node 1: connected to 10.0.0.1:5100\n");
 		r = next();

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ndk_frmr — NDK fast-register between two sroce nodes (the default memif
- * link, SROCE_NODE=0 and 1, one SROCE_RUN_DIR for the side channel).
+ * link, SROCE_NODE=0 and 1, one SROCE_RUN_DIR; connected over the CM).
  *
  * Node 0 listens on 10.0.0.1:5000, fast-registers four pages of a buffer
  * (FBO 512) with remote read and write, and sends the peer the region's
@@ -163,16 +163,18 @@ int main(void)
 		check(lmr->Dispatch->NdkRegisterMr(lmr, lm, 4 * PAGE_SIZE,
 						   NDK_MR_FLAG_ALLOW_LOCAL_WRITE, NULL, NULL),
 		      "NdkRegisterMr");
-		for (int i = 0; i < 150; i++) {   /* node 0 may not listen yet */
+		/* node 0 may not listen yet: its CM refuses (REJ), try again */
+		for (int i = 0; i < 150; i++) {
 			st = conn->Dispatch->NdkConnect(conn, qp, NULL, 0, (PSOCKADDR)&srv,
 							 sizeof(srv), 4, 4, NULL, 0, on_request,
 							 NULL);
+			if (st == STATUS_PENDING)
+				st = wait_done();
 			if (st != STATUS_CONNECTION_REFUSED)
 				break;
 			usleep(100000);
 		}
 		check(st, "NdkConnect");
-		check(wait_done(), "connect completion");
 		check(conn->Dispatch->NdkCompleteConnect(conn, NULL, NULL, NULL, NULL),
 		      "NdkCompleteConnect");
 		printf("node 1: connected to 10.0.0.1:5000\n");

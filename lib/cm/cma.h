@@ -125,4 +125,16 @@ void sr_cma_qp_attr_passive(struct sr_cma_qp_attr *a,
 			    const struct sr_cm_rep_param *rep,
 			    uint32_t our_path_mtu);
 
+struct sr_qp;
+struct sr_av;
+
+/*
+ * Take a lib QP (RESET or INIT; RC or UC) through INIT, RTR and RTS with a
+ * (remote write always, remote READ and atomics when a->remote_read) on
+ * the address vector av (cma_qp.c).  0, -EINVAL (NULL argument), or the
+ * -errno of sr_qp_modify.
+ */
+int sr_cma_qp_connect(struct sr_qp *qp, const struct sr_cma_qp_attr *a,
+		      const struct sr_av *av);
+
 #endif /* SR_CM_CMA_H */

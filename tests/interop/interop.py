@@ -107,13 +107,14 @@ def scenarios():
 
     def add(group, name, prog, args, kind, roles=('server', 'client'),
             mode='kernel', faults=(), expect=(), timeout=120, cm=None,
-            conf=()):
+            conf=(), sroce_prog=None):
         for role in roles:
             out.append(dict(group=group, name='%s/%s' % (name, role),
                             prog=prog, args=list(args), kind=kind,
                             role=role, mode=mode, faults=list(faults),
                             expect=list(expect), timeout=timeout,
-                            what=name, cm=cm, conf=list(conf)))
+                            what=name, cm=cm, conf=list(conf),
+                            sroce_prog=sroce_prog))
 
     # ibv_*_pingpong, -c: verify the received buffers.
     for prog, size in (('ibv_rc_pingpong', 4096), ('ibv_ud_pingpong', 1024)):
@@ -196,6 +197,16 @@ def scenarios():
     add('rdmacm', 'cm-udaddy', 'udaddy', [], 'cm', expect=['cm'],
         cm=(['-c', '2', '-C', '10'], ['-s', '{peer}', '-c', '2', '-C', '10'],
             r'return status 0'))
+    # An ND2 program on sroce (tests/nd2/nd2_cm.c: IND2Connector and
+    # IND2Listener over the device's CM, no librdmacm) against Linux's
+    # rdma_client / rdma_server on the kernel's rdma_cm (port 7471): 16
+    # bytes each way, then the client disconnects.  prog is the guest's.
+    add('rdmacm', 'cm-nd2-rdma_client', 'rdma_client', [], 'cm',
+        expect=['cm'], roles=('server',), sroce_prog='nd2_cm',
+        cm=(['-s'], ['-s', '{peer}'], r'rdma_client: end 0'))
+    add('rdmacm', 'cm-nd2-rdma_server', 'rdma_server', [], 'cm',
+        expect=['cm'], roles=('client',), sroce_prog='nd2_cm',
+        cm=([], ['-c', '{peer}'], r'nd2_cm: PASS'))
     # perftest -R connects twice (its own exchange, then the test QP): the
     # TCG guest's server listens again only ~0.1-1 s after the first, so
     # an sroce client's second REQ may find no listener (REJ 8), and
@@ -352,7 +363,13 @@ class Scenario:
         if sc['mode'] == 'sroced':
             del env['SROCE_CONFIG']
             env['SROCE_DAEMON'] = self.daemon_start()
-        if sc['cm']:
+        if sc['sroce_prog']:
+            # a program of ours on the NDK/ND2 shims: no drop-in libraries
+            # (its EAL would load the drop-in libibverbs)
+            del env['LD_LIBRARY_PATH']
+            cmd = ['ip', 'netns', 'exec', NS, self.tools[sc['sroce_prog']]] + \
+                self.cm_args(host is None, me=HOST_IP, peer=host)
+        elif sc['cm']:
             cmd = ['ip', 'netns', 'exec', NS, sc['prog']] + self.cm_args(
                 host is None, me=HOST_IP, peer=host)
         else:
@@ -364,7 +381,7 @@ class Scenario:
                              ('SROCE_DAEMON=' + env['SROCE_DAEMON']
                               if 'SROCE_DAEMON' in env else
                               'SROCE_CONFIG=' + env['SROCE_CONFIG'],
-                              env['LD_LIBRARY_PATH'],
+                              env.get('LD_LIBRARY_PATH', ''),
                               ' '.join(cmd)))
         self.sroce_out.flush()
         self.sroce = subprocess.Popen(cmd, env=env, stdout=self.sroce_out,
@@ -567,6 +584,8 @@ class Scenario:
         if sc['kind'] == 'cm':
             if not re.search(sc['cm'][2], client_out):
                 self.problems.append('client output lacks /%s/' % sc['cm'][2])
+            if sc['sroce_prog']:
+                return '%s on sroce (IND2 over the CM)' % sc['sroce_prog']
             return 'CM events at sroce: ' + ' '.join(sorted(set(
                 re.findall(r'^sroce-cm: (\w+)', s_out, re.M))))
         if sc['kind'] == 'pingpong':
@@ -856,7 +875,8 @@ GROUP_TITLES = {
     'gid6': 'RoCEv2 over the IPv6 link-local GID (GID 0)',
     'recovery': 'recovery: sroce drops / corrupts 2 % of its frames',
     'arp': 'ARP, no static neighbour (pure mode)',
-    'rdmacm': 'RDMA-CM: Debian\'s rdmacm-utils and perftest -R, the drop-in librdmacm',
+    'rdmacm': 'RDMA-CM: Debian\'s rdmacm-utils and perftest -R on the drop-in librdmacm; '
+              'an ND2 program on the NDK/ND2 shims',
     'hostnic': 'the host\'s own NIC: port = iface:rxehost0 (no mac/ipv4 keys), '
                'no udp/4791 drop rule',
     'sroced': 'the shared device: sroced owns the lab port, the programs are its clients',
@@ -889,11 +909,18 @@ def table(files):
         done.add(sc['what'])
         cmd = '`%s %s`' % (sc['prog'], ' '.join(
             sc['cm'][1] if sc['cm'] else sc['args']))
+        if sc['sroce_prog']:
+            # each role its own pair of programs: say which runs where
+            srv, cli = sc['cm'][0], sc['cm'][1]
+            cmd = 'sroce `%s %s`, rxe `%s %s`' % (
+                sc['sroce_prog'], ' '.join(srv if sc['role'] == 'server' else cli),
+                sc['prog'], ' '.join(cli if sc['role'] == 'server' else srv))
         if sc['faults']:
             cmd += ', sroce `fault = %s`' % '; '.join(sc['faults'])
         out.append('| %s | %s | %s |' % (cmd, *[
             '%s %s' % (c[0].lower(), c[1].replace('|', '/')) if c else
-            'not run' if r in roles else 'excluded (below)'
+            'not run' if r in roles else
+            '—' if sc['sroce_prog'] else 'excluded (below)'
             for c, r in zip(cells, ('server', 'client'))]))
     return '\n'.join(out)
 
@@ -946,7 +973,8 @@ def main():
                  rdmacm=os.path.join(build, 'verbs-shim', 'rdmacm'),
                  pcap=os.path.join(build, 'tools', 'sroce-pcap', 'sroce-pcap'),
                  stat=os.path.join(build, 'tools', 'sroce-stat', 'sroce-stat'),
-                 sroced=os.path.join(build, 'pmd', 'sroced'))
+                 sroced=os.path.join(build, 'pmd', 'sroced'),
+                 nd2_cm=os.path.join(build, 'tests', 'nd2', 'nd2_cm'))
     for k in ('pcap', 'stat'):
         if not os.access(tools[k], os.X_OK):
             log('missing %s (build first)' % tools[k])

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # pair.sh PROGRAM [ARGS...] — run PROGRAM as node 0 and node 1 of the
-# default memif link (sockets and the NDK side channel in a private
+# default memif link (its sockets in a private
 # folder), node 0 first; both must exit 0 and print "PASS".
 set -u
 prog=$1

@@ -27,6 +27,10 @@
 #                between two processes of one daemon, then between the
 #                hosts both ways at once; a second listener on a port is
 #                refused; a REQ for a port nobody listens on is REJected
+#   nd2          an ND2 program (tests/nd2/nd2_cm: IND2Connector and
+#                IND2Listener over the CM, no librdmacm) through the
+#                daemons' QP1: with Debian's rdma_client through one
+#                daemon, with another nd2_cm between the hosts
 set -u
 scen=$1
 build=$2
@@ -318,6 +322,30 @@ rdmacm)
 	grep -q "REJECTED" "$tmp/nobody.log" ||
 		{ cat "$tmp/nobody.log"; fail "no REJECTED event for a port nobody listens on"; }
 	echo "PASS: rping through one daemon and between two, a second listener refused, a REQ to nobody REJected"
+	;;
+nd2)
+	command -v rdma_client >/dev/null || { echo "SKIP: no rdma_client"; exit 77; }
+	[ -x "$build/tests/nd2/nd2_cm" ] || { echo "SKIP: nd2_cm not built"; exit 77; }
+	daemon a sa 10.9.0.1
+	daemon b sb 10.9.0.2
+	nd2=$build/tests/nd2/nd2_cm
+	# nd2_cm on the NDK/ND2 shims: no drop-in libraries (its EAL would load them)
+	on a env -u LD_LIBRARY_PATH timeout 60 "$nd2" -s -p 7471 > "$tmp/nd2.server.log" 2>&1 &
+	s=$!
+	pids="$pids $s"
+	sleep 1
+	on a env LD_LIBRARY_PATH=$build/verbs-shim:$build/verbs-shim/rdmacm timeout 60 \
+		rdma_client -s 10.9.0.1 -p 7471 > "$tmp/nd2.client.log" 2>&1 ||
+		{ cat "$tmp/nd2.server.log" "$tmp/nd2.client.log"; fail "rdma_client to nd2_cm through one daemon"; }
+	wait "$s" || { cat "$tmp/nd2.server.log"; fail "nd2_cm -s through one daemon"; }
+	on a env -u LD_LIBRARY_PATH timeout 60 "$nd2" -s -p 7472 > "$tmp/nd2.ab.server.log" 2>&1 &
+	s=$!
+	pids="$pids $s"
+	sleep 1
+	on b env -u LD_LIBRARY_PATH timeout 60 "$nd2" -c 10.9.0.1 -p 7472 > "$tmp/nd2.ab.client.log" 2>&1 ||
+		{ cat "$tmp/nd2.ab.server.log" "$tmp/nd2.ab.client.log"; fail "nd2_cm between the hosts"; }
+	wait "$s" || { cat "$tmp/nd2.ab.server.log"; fail "nd2_cm -s between the hosts"; }
+	echo "PASS: an ND2 listener through the daemon's QP1 with rdma_client, nd2_cm between two daemons"
 	;;
 ctl_fuzz)
 	daemon a sa 10.9.0.1

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * conn.c — IND2Connector and IND2Listener on NDK_CONNECTOR and
- * NDK_LISTENER (the NDK shim's side channel moves the connection data;
- * see sr_ndk.h).
+ * NDK_LISTENER (the device's CM moves the connection data, with rdma_cm's
+ * addressing; see sr_ndk.h).
  *
  * The two models differ in who makes the passive connector: NDK hands a
  * new NDK_CONNECTOR to the listener's ConnectEvent callback, ND2 fills a
@@ -60,12 +60,21 @@ static VOID sr_nd2_conn_op_done(PVOID ctx, NTSTATUS st)
 	struct sr_nd2_conn *c = ctx;
 	OVERLAPPED *ov;
 
+	struct sr_nd2_qp *qp = NULL;
+
 	pthread_mutex_lock(&c->lock);
 	ov = c->op;
 	c->op = NULL;
-	if (NT_SUCCESS(st))
+	if (NT_SUCCESS(st)) {
 		c->connected = true;
+	} else if (!c->connected) {
+		/* refused or failed: the connector may try again */
+		qp = c->qp;
+		c->qp = NULL;
+	}
 	pthread_mutex_unlock(&c->lock);
+	if (qp)
+		sr_nd2_qp_put(qp);
 	if (ov)
 		sr_nd2_ov_complete(ov, sr_hresult_from_ntstatus(st));
 }
@@ -215,6 +224,10 @@ static HRESULT sr_nd2_connect(IND2Connector *p, IUnknown *pQueuePair,
 	if (st == STATUS_PENDING)
 		return ND_PENDING;
 	sr_nd2_conn_take(c, &c->op);
+	if (c->qp) {
+		sr_nd2_qp_put(c->qp);
+		c->qp = NULL;
+	}
 	return sr_nd2_ov_done_now(ov, sr_hresult_from_ntstatus(st));
 }
 

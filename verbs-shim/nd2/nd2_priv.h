@@ -8,7 +8,7 @@
  *
  * Locks: an object's lock is never held across a call into the NDK
  * connection objects (their callbacks take the object's lock on the
- * adapter thread while the NDK side channel lock is held).
+ * adapter thread while the NDK connections' lock is held).
  */
 #ifndef SR_ND2_PRIV_H
 #define SR_ND2_PRIV_H

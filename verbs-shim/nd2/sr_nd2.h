@@ -7,8 +7,9 @@
  * by name.  Both sit on the NDK personality (verbs-shim/ndk): an
  * IND2Adapter is an NDK adapter with one protection domain, and every
  * IND2 object wraps the NDK object of the same kind, so addresses (process
- * virtual addresses), tokens (remote tokens in network byte order) and the
- * connection side channel are the NDK shim's (sr_ndk.h).
+ * virtual addresses), tokens (remote tokens in network byte order) and
+ * connections (over the device's CM, rdma_cm's addressing) are the NDK
+ * shim's (sr_ndk.h).
  *
  * Overlapped requests.  A method that takes an OVERLAPPED either completes
  * at once (ND_SUCCESS or an error) or returns ND_PENDING and completes on

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm/cma.h"
 #include "ndk_priv.h"
 
 /* AdapterFlags the shim cannot honour, whatever the limits say. */
@@ -85,8 +86,11 @@ static void sr_ndk_info_fill(struct sr_ndk_adapter *a)
 	i->MaxSrqDepth = l->max_srq_depth;
 	i->MaxCqDepth = l->max_cq_depth;
 	i->LargeRequestThreshold = l->large_request_threshold;
-	i->MaxCallerData = l->max_caller_data;
-	i->MaxCalleeData = l->max_callee_data;
+	/* what the CM's REQ and REP carry after rdma_cm's header */
+	i->MaxCallerData = l->max_caller_data < SR_CMA_REQ_PDATA_MAX ? l->max_caller_data
+								     : SR_CMA_REQ_PDATA_MAX;
+	i->MaxCalleeData = l->max_callee_data < SR_CMA_REP_PDATA_MAX ? l->max_callee_data
+								     : SR_CMA_REP_PDATA_MAX;
 	i->AdapterFlags = l->adapter_flags & ~(ULONG)SR_NDK_FLAGS_UNSUPPORTED;
 	i->RdmaTechnology = (NDK_RDMA_TECHNOLOGY)l->rdma_technology;
 	/* the transport's own bounds */

@@ -2,19 +2,23 @@
 /*
  * backend_pmd.c — sr_ndk_open_adapter(): an NDK adapter on the pmd node
  * the environment configures (pmd/node.h, pmd/CONFIG.md).  Progress is the
- * node's (inline: whoever polls; dedicated: its lcore), QPs are connected
- * by the node (ARP/ND, RTR, RTS), addresses are the device's GIDs.
+ * node's (inline: whoever polls; dedicated: its lcore); connections go
+ * through the device's QP1 and CM (pmd/cm_host.h), routes through the
+ * node's ARP/ND; addresses are the device's GIDs.
  */
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm/cma.h"
+#include "cm_host.h"
 #include "ndk_priv.h"
 #include "node.h"
 
 struct sr_ndk_pmd {
 	struct sr_node *node;
 	struct sr_ndk_adapter *a;
+	struct sr_cm_host *cm;      /* the device's QP1 and CM */
 };
 
 static int sr_ndk_pmd_progress(void *ctx)
@@ -22,68 +26,134 @@ static int sr_ndk_pmd_progress(void *ctx)
 	return sr_node_progress(((struct sr_ndk_pmd *)ctx)->node);
 }
 
-static int sr_ndk_pmd_qp_connect(void *ctx, struct sr_qp *qp, uint32_t sq_psn,
-				 const struct sr_ndk_peer *peer)
-{
-	struct sr_node *node = ((struct sr_ndk_pmd *)ctx)->node;
-	struct sr_node_peer p = { .qpn = peer->qpn, .psn = peer->psn };
-	int rc;
-
-	/*
-	 * memif: the link is up once the other node's process is there.  A
-	 * peer at one of our own addresses is looped back in the device and
-	 * needs no link (the adapter advertises loopback connections).
-	 */
-	if (!sr_node_gid_is_local(node, peer->gid)) {
-		rc = sr_node_link_wait(node, 15000);
-		if (rc)
-			return rc;
-	}
-	memcpy(p.gid, peer->gid, 16);
-	return sr_node_qp_connect(node, qp, sq_psn, &p, NULL, 5000);
-}
-
-static void sr_ndk_sa_to_gid(const struct sockaddr *sa, uint8_t gid[16])
-{
-	memset(gid, 0, 16);
-	if (sa->sa_family == AF_INET) {
-		gid[10] = 0xff;
-		gid[11] = 0xff;
-		memcpy(gid + 12, &((const struct sockaddr_in *)sa)->sin_addr, 4);
-	} else {
-		memcpy(gid, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
-	}
-}
-
-static int sr_ndk_pmd_gid(void *ctx, const struct sockaddr *peer, uint8_t gid[16])
-{
-	struct sr_ndk_pmd *p = ctx;
-	uint8_t dgid[16];
-	int idx;
-
-	sr_ndk_sa_to_gid(peer, dgid);
-	idx = sr_node_sgid_index(p->node, dgid);
-	if (idx < 0)
-		return idx;
-	return sr_node_gid(p->node, (unsigned int)idx, gid);
-}
-
 static int sr_ndk_pmd_close(void *ctx)
 {
 	struct sr_ndk_pmd *p = ctx;
-	int rc = sr_node_close(p->node);
+	int rc;
 
+	if (sr_dev_qp_count(sr_node_dev(p->node)))
+		return -EBUSY;
+	sr_cm_host_destroy(p->cm);
+	p->cm = NULL;
+	rc = sr_node_close(p->node);
 	if (rc == 0)
 		free(p);
 	return rc;
 }
 
+/* ---- the device's CM (pmd/cm_host.h) ---- */
+
+static int sr_ndk_pmd_cm_attach(void *ctx, sr_ndk_cm_event_fn *fn, void *arg)
+{
+	return sr_cm_host_attach(((struct sr_ndk_pmd *)ctx)->cm, fn, arg);
+}
+
+static struct sr_cm *sr_ndk_pmd_cm_lock(void *ctx)
+{
+	return sr_cm_host_lock(((struct sr_ndk_pmd *)ctx)->cm);
+}
+
+static void sr_ndk_pmd_cm_unlock(void *ctx)
+{
+	sr_cm_host_unlock(((struct sr_ndk_pmd *)ctx)->cm);
+}
+
+static uint64_t sr_ndk_pmd_cm_now(void *ctx)
+{
+	return sr_cm_host_now(((struct sr_ndk_pmd *)ctx)->cm);
+}
+
+static void sr_ndk_pmd_cm_flush(void *ctx)
+{
+	sr_cm_host_flush(((struct sr_ndk_pmd *)ctx)->cm);
+}
+
+static int sr_ndk_pmd_route(void *ctx, const uint8_t dgid[16], struct sr_cma_route *r)
+{
+	struct sr_node *node = ((struct sr_ndk_pmd *)ctx)->node;
+	int idx = sr_node_sgid_index(node, dgid);
+	int rc;
+
+	if (idx < 0)
+		return idx;
+	rc = sr_node_gid(node, (unsigned int)idx, r->sgid);
+	if (rc)
+		return rc;
+	/*
+	 * memif: the link is up once the other node's process is there.  A
+	 * peer at one of our own addresses is looped back in the device and
+	 * needs no link (the adapter advertises loopback connections).
+	 */
+	if (!sr_node_gid_is_local(node, dgid)) {
+		rc = sr_node_link_wait(node, 15000);
+		if (rc)
+			return rc;
+	}
+	rc = sr_node_resolve(node, dgid, r->dmac, 5000);
+	if (rc)
+		return rc;
+	memcpy(r->dgid, dgid, 16);
+	r->path_mtu = (uint8_t)sr_node_path_mtu(node);
+	return 0;
+}
+
+static int sr_ndk_pmd_qp_connect(void *ctx, struct sr_qp *qp, const struct sr_cma_qp_attr *a,
+				 const struct sr_cma_route *r)
+{
+	struct sr_node *node = ((struct sr_ndk_pmd *)ctx)->node;
+	struct sr_av av;
+	int rc;
+
+	/* source GID, VLAN, hop limit as the node does them; the MAC is known */
+	rc = sr_node_av(node, r->dgid, &av, 5000);
+	if (rc)
+		return rc;
+	memcpy(av.dmac, r->dmac, 6);
+	return sr_cma_qp_connect(qp, a, &av);
+}
+
+static const struct sr_ndk_cm_ops sr_ndk_pmd_cm_ops = {
+	.attach = sr_ndk_pmd_cm_attach,
+	.lock = sr_ndk_pmd_cm_lock,
+	.unlock = sr_ndk_pmd_cm_unlock,
+	.now = sr_ndk_pmd_cm_now,
+	.flush = sr_ndk_pmd_cm_flush,
+	.route = sr_ndk_pmd_route,
+	.qp_connect = sr_ndk_pmd_qp_connect,
+};
+
 static const struct sr_ndk_backend_ops sr_ndk_pmd_ops = {
 	.progress = sr_ndk_pmd_progress,
-	.qp_connect = sr_ndk_pmd_qp_connect,
-	.gid = sr_ndk_pmd_gid,
 	.close = sr_ndk_pmd_close,
+	.cm = &sr_ndk_pmd_cm_ops,
 };
+
+/* QP1 on the node's device: its first GID, its MAC, a GUID from the MAC. */
+static int sr_ndk_pmd_cm_create(struct sr_ndk_pmd *p)
+{
+	struct sr_cm_host_cfg hc = {
+		.pmd = sr_node_pmd(p->node),
+		.dev = sr_node_dev(p->node),
+	};
+	uint8_t *m = hc.mac, g[8];
+	int rc;
+
+	rc = sr_node_gid(p->node, 0, hc.gid);
+	if (rc)
+		return rc;
+	sr_pmd_mac(hc.pmd, hc.mac);
+	/* EUI-64 from the MAC, as the verbs device's node GUID */
+	g[0] = m[0] ^ 2;
+	g[1] = m[1];
+	g[2] = m[2];
+	g[3] = 0xff;
+	g[4] = 0xfe;
+	g[5] = m[3];
+	g[6] = m[4];
+	g[7] = m[5];
+	memcpy(&hc.ca_guid, g, 8);
+	return sr_cm_host_create(&hc, &p->cm);
+}
 
 static void sr_ndk_pmd_async(void *ctx, const struct sr_async_event *ev)
 {
@@ -142,12 +212,19 @@ NTSTATUS sr_ndk_open_adapter(PCSTR DeviceName, NDK_ADAPTER **ppNdkAdapter)
 		free(p);
 		return sr_ntstatus_from_errno(rc == -ENOMEM ? ENOMEM : ENODEV);
 	}
+	rc = sr_ndk_pmd_cm_create(p);
+	if (rc) {
+		sr_node_close(p->node);
+		free(p);
+		return sr_ntstatus_from_errno(-rc);
+	}
 	be.ctx = p;
 	be.mr = sr_node_mr(p->node);
 	be.dev = sr_node_dev(p->node);
 	sr_ndk_pmd_addrs(p, &be);
 	st = sr_ndk_adapter_create(&be, ppNdkAdapter);
 	if (!NT_SUCCESS(st)) {
+		sr_cm_host_destroy(p->cm);
 		sr_node_close(p->node);
 		free(p);
 		return st;

@@ -1,143 +1,37 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * conn.c — NDK_CONNECTOR and NDK_LISTENER over sroce's side channel
- * (sr_ndk.h): a Unix stream socket per listener, named after its address
- * and port; one fixed-size message per step:
+ * conn.c — NDK_CONNECTOR and NDK_LISTENER over the device's communication
+ * manager (QP1, lib/cm), with rdma_cm's addressing (lib/cm/cma.h), so the
+ * peer may be another NDK/ND2 program or any Linux rdma_cm program:
  *
- *   connector                      listener's new connector
- *   NdkConnect      --- REQ --->   ConnectEvent callback
- *                   <-- REP ---    NdkAccept (QP to RTS)       (or REJ)
+ *   connector                        listener's new connector
+ *   NdkConnect         --- REQ --->   ConnectEvent callback
+ *                      <-- REP ---    NdkAccept (QP to RTS)     (or REJ)
  *   QP to RTS, Connect completes
- *   NdkCompleteConnect --- RTU -->  Accept completes
- *   NdkDisconnect   --- DREQ -->   QP to ERR, DisconnectEvent callback
+ *   NdkCompleteConnect --- RTU --->   Accept completes
+ *   NdkDisconnect      --- DREQ -->   QP to ERR, DREP, DisconnectEvent
  *
- * The messages carry what RoCE CM would: QP number, first PSN, GID, read
- * limits and private data.  The QP transitions are the backend's
- * (pmd/node.h); this file only moves the data and calls back.
+ * Only translation lives here: the messages, their contents and the QP
+ * attributes are lib/cm's (sr_cm_*, sr_cma_*); the route and the QP's
+ * transitions are the backend's (sr_ndk_cm_ops).  The CM's events reach
+ * the connector on the adapter thread (cm.c); listeners: listener.c.
  */
 #include <arpa/inet.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <sys/un.h>
-#include <unistd.h>
+#include <sys/random.h>
 
-#include "ndk_priv.h"
-
-#define SR_NDK_CM_MAGIC  0x53524e4bu   /* "SRNK" */
-#define SR_NDK_PDATA_MAX 256
-#define SR_NDK_CM_MAXFD  64
-
-enum sr_ndk_cm_type { SR_CM_REQ = 1, SR_CM_REP, SR_CM_RTU, SR_CM_REJ, SR_CM_DREQ };
-
-struct sr_ndk_cm_msg {
-	uint32_t magic;
-	uint32_t type;
-	uint32_t qpn;
-	uint32_t psn;
-	uint8_t gid[16];
-	uint32_t ird, ord;
-	uint32_t pdata_len;
-	uint8_t pdata[SR_NDK_PDATA_MAX];
-	struct sockaddr_storage src, dst;
-};
-
-enum sr_ndk_conn_state {
-	SR_CONN_IDLE,
-	SR_CONN_WAIT_REQ,      /* accepted socket, REQ not read yet */
-	SR_CONN_REQ_RCVD,      /* ConnectEvent delivered: accept or reject */
-	SR_CONN_CONNECTING,    /* REQ sent, waiting for REP */
-	SR_CONN_REP_RCVD,      /* Connect completed: CompleteConnect next */
-	SR_CONN_ACCEPTING,     /* REP sent, waiting for RTU */
-	SR_CONN_CONNECTED,
-	SR_CONN_CLOSED,
-};
-
-struct sr_ndk_conn {
-	NDK_CONNECTOR iface;
-	struct sr_ndk_adapter *a;
-	int fd;
-	enum sr_ndk_conn_state state;
-	struct sr_ndk_qp *qp;
-	struct sr_ndk_cm_msg peer;
-	struct sockaddr_storage local, remote;
-	NDK_FN_REQUEST_COMPLETION cb;     /* Connect / Accept completion */
-	PVOID cb_ctx;
-	NDK_FN_DISCONNECT_EVENT_CALLBACK disc;
-	PVOID disc_ctx;
-	struct sr_ndk_listener *from;
-	struct sr_ndk_conn *next;
-};
-
-struct sr_ndk_listener {
-	NDK_LISTENER iface;
-	struct sr_ndk_adapter *a;
-	int fd;
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	struct sockaddr_storage addr;
-	NDK_FN_CONNECT_EVENT_CALLBACK ev;
-	PVOID ev_ctx;
-	bool paused;
-	struct sr_ndk_listener *next;
-};
-
-struct sr_ndk_cm {
-	int efd;
-	pthread_mutex_t lock;   /* recursive: input processing vs. closes */
-	struct sr_ndk_conn *conns;
-	struct sr_ndk_listener *listeners;
-};
-
-int sr_ndk_cm_init(struct sr_ndk_adapter *a)
-{
-	a->cm = calloc(1, sizeof(*a->cm));
-	if (a->cm == NULL)
-		return -ENOMEM;
-	pthread_mutexattr_t attr;
-
-	a->cm->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (a->cm->efd < 0) {
-		free(a->cm);
-		return -errno;
-	}
-	pthread_mutexattr_init(&attr);
-	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
-	pthread_mutex_init(&a->cm->lock, &attr);
-	pthread_mutexattr_destroy(&attr);
-	return 0;
-}
-
-void sr_ndk_cm_fini(struct sr_ndk_adapter *a)
-{
-	if (a->cm == NULL)
-		return;
-	close(a->cm->efd);
-	pthread_mutex_destroy(&a->cm->lock);
-	free(a->cm);
-	a->cm = NULL;
-}
-
-void sr_ndk_worker_kick(struct sr_ndk_adapter *a)
-{
-	uint64_t one = 1;
-
-	if (a->cm && write(a->cm->efd, &one, sizeof(one)) < 0) {
-		/* the counter is already non-zero: the thread wakes anyway */
-	}
-}
+#include "conn_priv.h"
 
 /* ------------------------------------------------------------ addresses */
 
-static socklen_t sr_ndk_sa_len(const struct sockaddr *sa)
+socklen_t sr_ndk_sa_len(const struct sockaddr *sa)
 {
 	return sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
 					 : sizeof(struct sockaddr_in);
 }
 
-static int sr_ndk_sa_check(const struct sockaddr *sa, ULONG len)
+int sr_ndk_sa_check(const struct sockaddr *sa, ULONG len)
 {
 	if (sa == NULL || (sa->sa_family != AF_INET && sa->sa_family != AF_INET6) ||
 	    len < sr_ndk_sa_len(sa))
@@ -145,34 +39,51 @@ static int sr_ndk_sa_check(const struct sockaddr *sa, ULONG len)
 	return 0;
 }
 
-/* The side-channel path of an address: <run_dir>/ndk-<ip>-<port>.sock. */
-static int sr_ndk_cm_path(struct sr_ndk_adapter *a, const struct sockaddr *sa, char *out,
-			  size_t len)
+uint16_t sr_ndk_sa_port(const struct sockaddr *sa)
 {
-	const char *dir = a->be.run_dir ? a->be.run_dir : getenv("SROCE_RUN_DIR");
-	char ip[INET6_ADDRSTRLEN];
-	unsigned int port;
-	int n;
+	return ntohs(sa->sa_family == AF_INET6 ? ((const struct sockaddr_in6 *)sa)->sin6_port
+					       : ((const struct sockaddr_in *)sa)->sin_port);
+}
 
-	if (dir == NULL)
-		dir = "/run/sroce";
-	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in *s4 = (const struct sockaddr_in *)sa;
+void sr_ndk_sa_set_port(struct sockaddr_storage *ss, uint16_t port)
+{
+	if (ss->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+	else
+		((struct sockaddr_in *)ss)->sin_port = htons(port);
+}
 
-		inet_ntop(AF_INET, &s4->sin_addr, ip, sizeof(ip));
-		port = ntohs(s4->sin_port);
+/* A socket address as a GID (IPv4-mapped for IPv4). */
+void sr_ndk_sa_gid(const struct sockaddr *sa, uint8_t gid[16])
+{
+	if (sa->sa_family == AF_INET)
+		sr_cma_ipv4_gid(gid, (const uint8_t *)&((const struct sockaddr_in *)sa)->sin_addr);
+	else
+		memcpy(gid, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+}
+
+/* A GID and port as a socket address of the route's family. */
+void sr_ndk_gid_sa(const uint8_t gid[16], uint8_t ip_version, uint16_t port,
+			  struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (ip_version == 4) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+		memcpy(&s4->sin_addr, gid + 12, 4);
 	} else {
-		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)sa;
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
 
-		inet_ntop(AF_INET6, &s6->sin6_addr, ip, sizeof(ip));
-		port = ntohs(s6->sin6_port);
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+		memcpy(&s6->sin6_addr, gid, 16);
 	}
-	n = snprintf(out, len, "%s/ndk-%s-%u.sock", dir, ip, port);
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
 /* An unspecified address listens on the adapter's first of that family. */
-static void sr_ndk_sa_resolve_any(struct sr_ndk_adapter *a, struct sockaddr_storage *ss)
+void sr_ndk_sa_resolve_any(struct sr_ndk_adapter *a, struct sockaddr_storage *ss)
 {
 	bool any;
 
@@ -195,44 +106,22 @@ static void sr_ndk_sa_resolve_any(struct sr_ndk_adapter *a, struct sockaddr_stor
 	}
 }
 
-static int sr_ndk_msg_send(int fd, struct sr_ndk_cm_msg *m)
+NTSTATUS sr_ndk_copy_sa(const struct sockaddr_storage *ss, PSOCKADDR out, ULONG *len)
 {
-	const char *p = (const char *)m;
-	size_t left = sizeof(*m);
+	socklen_t need;
 
-	m->magic = SR_NDK_CM_MAGIC;
-	while (left) {
-		ssize_t n = send(fd, p, left, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -ECONNABORTED;
-		p += n;
-		left -= (size_t)n;
+	if (len == NULL)
+		return sr_ntstatus_from_errno(EINVAL);
+	if (ss->ss_family == 0)
+		return sr_ntstatus_from_errno(EPERM);
+	need = sr_ndk_sa_len((const struct sockaddr *)ss);
+	if (out == NULL || *len < need) {
+		*len = need;
+		return sr_ntstatus_from_errno(EOVERFLOW);
 	}
-	return 0;
-}
-
-/* 1: a message, 0: the peer closed, -errno */
-static int sr_ndk_msg_recv(int fd, struct sr_ndk_cm_msg *m)
-{
-	char *p = (char *)m;
-	size_t left = sizeof(*m);
-
-	while (left) {
-		ssize_t n = recv(fd, p, left, 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n == 0)
-			return 0;
-		if (n < 0)
-			return -errno;
-		p += n;
-		left -= (size_t)n;
-	}
-	return m->magic == SR_NDK_CM_MAGIC ? 1 : -EPROTO;
+	memcpy(out, ss, need);
+	*len = need;
+	return STATUS_SUCCESS;
 }
 
 /* ------------------------------------------------------------ connector */
@@ -242,7 +131,7 @@ static struct sr_ndk_conn *sr_ndk_conn_of(NDK_CONNECTOR *p)
 	return (struct sr_ndk_conn *)p;
 }
 
-static struct sr_ndk_conn *sr_ndk_conn_new(struct sr_ndk_adapter *a)
+struct sr_ndk_conn *sr_ndk_conn_new(struct sr_ndk_adapter *a)
 {
 	struct sr_ndk_conn *c = calloc(1, sizeof(*c));
 
@@ -251,7 +140,6 @@ static struct sr_ndk_conn *sr_ndk_conn_new(struct sr_ndk_adapter *a)
 	sr_ndk_header_init(&c->iface.Header, NdkObjectTypeConnector);
 	c->iface.Dispatch = &sr_ndk_connector_dispatch;
 	c->a = a;
-	c->fd = -1;
 	pthread_mutex_lock(&a->lock);
 	c->next = a->cm->conns;
 	a->cm->conns = c;
@@ -282,24 +170,60 @@ NTSTATUS sr_ndk_create_connector(NDK_ADAPTER *p, NDK_FN_CREATE_COMPLETION cb, PV
 			     (void **)out);
 }
 
+void sr_ndk_conn_set_state(struct sr_ndk_conn *c, enum sr_ndk_conn_state s)
+{
+	bool watched = c->state != SR_CONN_IDLE && c->state != SR_CONN_REJECTED &&
+		       c->state != SR_CONN_CLOSED;
+	bool watch = s != SR_CONN_IDLE && s != SR_CONN_REJECTED && s != SR_CONN_CLOSED;
+
+	/* a connection in progress or up needs the CM's MADs to be received */
+	if (watch && !watched)
+		atomic_fetch_add(&c->a->cm_watch, 1);
+	else if (watched && !watch)
+		atomic_fetch_sub(&c->a->cm_watch, 1);
+	if (s == SR_CONN_CONNECTED)
+		c->was_connected = true;
+	pthread_mutex_lock(&c->a->lock);
+	c->state = s;
+	pthread_mutex_unlock(&c->a->lock);
+}
+
 /* An operation that keeps the adapter thread progressing ends. */
-static void sr_ndk_conn_op_done(struct sr_ndk_conn *c, NTSTATUS st)
+void sr_ndk_conn_op_done(struct sr_ndk_conn *c, NTSTATUS st)
 {
 	NDK_FN_REQUEST_COMPLETION cb = c->cb;
 	PVOID ctx = c->cb_ctx;
 
+	if (cb == NULL)
+		return;
 	c->cb = NULL;
 	atomic_fetch_sub(&c->a->busy, 1);
-	if (cb)
-		cb(ctx, st);
+	cb(ctx, st);
 }
 
-static void sr_ndk_conn_qp_err(struct sr_ndk_conn *c)
+static void sr_ndk_conn_op_start(struct sr_ndk_conn *c, NDK_FN_REQUEST_COMPLETION cb,
+				 PVOID ctx)
+{
+	c->cb = cb;
+	c->cb_ctx = ctx;
+	atomic_fetch_add(&c->a->busy, 1);
+}
+
+void sr_ndk_conn_qp_err(struct sr_ndk_conn *c)
 {
 	struct sr_qp_attr attr = { .qp_state = SR_QPS_ERR };
 
 	if (c->qp)
 		sr_qp_modify(c->qp->qp, &attr, SR_QP_STATE);
+}
+
+/* Let go of the QP (a failed or refused connection). */
+void sr_ndk_conn_qp_release(struct sr_ndk_conn *c)
+{
+	if (c->qp) {
+		c->qp->conn = NULL;
+		c->qp = NULL;
+	}
 }
 
 void sr_ndk_qp_disconnected(struct sr_ndk_qp *qp)
@@ -310,25 +234,32 @@ void sr_ndk_qp_disconnected(struct sr_ndk_qp *qp)
 	}
 }
 
-static void sr_ndk_conn_fill(struct sr_ndk_conn *c, struct sr_ndk_cm_msg *m, uint32_t type,
-			     ULONG ird, ULONG ord, const void *pdata, ULONG plen)
+/* Release the CM id: what the peer must learn (REJ, DREQ) is sent. */
+void sr_ndk_conn_drop_id(struct sr_ndk_conn *c)
 {
-	memset(m, 0, sizeof(*m));
-	m->type = type;
-	if (c->qp) {
-		m->qpn = sr_qp_num(c->qp->qp);
-		m->psn = c->qp->sq_psn;
-	}
-	if (c->a->be.ops->gid)
-		c->a->be.ops->gid(c->a->be.ctx, (struct sockaddr *)&c->remote, m->gid);
-	/* the provider's maximum, whatever the consumer asked */
-	m->ird = ird < c->a->info.MaxInboundReadLimit ? ird : c->a->info.MaxInboundReadLimit;
-	m->ord = ord < c->a->info.MaxOutboundReadLimit ? ord : c->a->info.MaxOutboundReadLimit;
-	m->pdata_len = plen;
-	if (plen)
-		memcpy(m->pdata, pdata, plen);
-	m->src = c->local;
-	m->dst = c->remote;
+	if (c->cm == NULL)
+		return;
+	sr_ndk_cm_lock(c->a);
+	sr_cm_id_set_ctx(c->cm, NULL);
+	sr_cm_id_destroy(c->cm, sr_ndk_cm_now(c->a));
+	sr_ndk_cm_unlock(c->a);
+	c->cm = NULL;
+	c->a->cm->ops->flush(c->a->cm->ctx);
+}
+
+static uint8_t sr_ndk_limit(ULONG v, ULONG max)
+{
+	v = v < max ? v : max;
+	return (uint8_t)(v > SR_QP_MAX_RD_ATOMIC ? SR_QP_MAX_RD_ATOMIC : v);
+}
+
+uint16_t sr_ndk_ephemeral_port(void)
+{
+	uint16_t v = 0;
+
+	if (getrandom(&v, sizeof(v), 0) != sizeof(v))
+		v = (uint16_t)(uintptr_t)&v;
+	return (uint16_t)(32768u + v % 28232u);
 }
 
 static NTSTATUS sr_ndk_connect(NDK_CONNECTOR *p, NDK_QP *pNdkQp, CONST PSOCKADDR pSrc,
@@ -339,50 +270,60 @@ static NTSTATUS sr_ndk_connect(NDK_CONNECTOR *p, NDK_QP *pNdkQp, CONST PSOCKADDR
 {
 	struct sr_ndk_conn *c = sr_ndk_conn_of(p);
 	struct sr_ndk_qp *qp = (struct sr_ndk_qp *)pNdkQp;
-	struct sockaddr_un un = { .sun_family = AF_UNIX };
-	struct sr_ndk_cm_msg m;
-	int fd, rc;
+	struct sr_ndk_adapter *a = c->a;
+	struct sr_cma_conn cc = { .transport = SR_CM_TRANSPORT_RC };
+	uint8_t dgid[16];
+	int rc;
 
 	if (qp == NULL || cb == NULL || sr_ndk_sa_check(pDest, DestLen) ||
 	    (pSrc && sr_ndk_sa_check(pSrc, SrcLen)) ||
-	    PrivateDataLength > c->a->info.MaxCallerData ||
-	    PrivateDataLength > SR_NDK_PDATA_MAX || (PrivateDataLength && !pPrivateData))
+	    PrivateDataLength > a->info.MaxCallerData ||
+	    PrivateDataLength > SR_CMA_REQ_PDATA_MAX || (PrivateDataLength && !pPrivateData))
 		return sr_ntstatus_from_errno(EINVAL);
-	if (c->state != SR_CONN_IDLE || qp->conn)
+	if ((c->state != SR_CONN_IDLE && c->state != SR_CONN_REJECTED &&
+	     c->state != SR_CONN_CLOSED) || c->cm || qp->conn)
 		return sr_ntstatus_from_errno(EISCONN);
-	rc = sr_ndk_cm_path(c->a, pDest, un.sun_path, sizeof(un.sun_path));
+	if (a->cm->ops == NULL)
+		return sr_ntstatus_from_errno(ENOTSUP);
+	memset(&c->route, 0, sizeof(c->route));
+	sr_ndk_sa_gid(pDest, dgid);
+	rc = a->cm->ops->route(a->cm->ctx, dgid, &c->route);
 	if (rc)
-		return sr_ntstatus_from_errno(rc);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return sr_ntstatus_from_errno(errno);
-	if (connect(fd, (struct sockaddr *)&un, sizeof(un)) < 0) {
-		close(fd);
-		return sr_ntstatus_from_errno(ECONNREFUSED);
-	}
+		return sr_ntstatus_from_errno(-rc);
+	c->route.ip_version = pDest->sa_family == AF_INET ? 4 : 6;
+	c->route.dport = sr_ndk_sa_port(pDest);
+	c->route.sport = pSrc && sr_ndk_sa_port(pSrc) ? sr_ndk_sa_port(pSrc)
+						      : sr_ndk_ephemeral_port();
 	memcpy(&c->remote, pDest, sr_ndk_sa_len(pDest));
-	if (pSrc)
-		memcpy(&c->local, pSrc, sr_ndk_sa_len(pSrc));
-	else if (c->a->be.naddr)
-		c->local = c->a->be.addr[0];
+	sr_ndk_gid_sa(c->route.sgid, c->route.ip_version, c->route.sport, &c->local);
+	cc.qpn = sr_qp_num(qp->qp);
+	cc.psn = qp->sq_psn;
+	cc.responder_resources = sr_ndk_limit(InboundReadLimit, a->info.MaxInboundReadLimit);
+	cc.initiator_depth = sr_ndk_limit(OutboundReadLimit, a->info.MaxOutboundReadLimit);
+	cc.retry_count = 7;
+	cc.rnr_retry_count = 7;
+	cc.srq = qp->srq != NULL;
+	cc.pdata = pPrivateData;
+	cc.pdata_len = (uint8_t)PrivateDataLength;
+	rc = sr_cma_req(&c->req, c->req_pdata, &c->route, SR_RDMA_PS_TCP, &cc);
+	if (rc)
+		return sr_ntstatus_from_errno(-rc);
 	c->qp = qp;
 	qp->conn = c;
-	sr_ndk_conn_fill(c, &m, SR_CM_REQ, InboundReadLimit, OutboundReadLimit,
-			 pPrivateData, PrivateDataLength);
-	if (sr_ndk_msg_send(fd, &m)) {
-		close(fd);
-		qp->conn = NULL;
-		c->qp = NULL;
-		return sr_ntstatus_from_errno(ECONNREFUSED);
+	c->pdata = NULL;
+	c->pdata_len = 0;
+	sr_ndk_conn_op_start(c, cb, ctx);
+	sr_ndk_conn_set_state(c, SR_CONN_CONNECTING);
+	rc = sr_cm_connect(sr_ndk_cm_lock(a), sr_ndk_cm_now(a), &c->req, c, &c->cm);
+	sr_ndk_cm_unlock(a);
+	if (rc) {
+		sr_ndk_conn_set_state(c, SR_CONN_IDLE);
+		sr_ndk_conn_qp_release(c);
+		c->cb = NULL;
+		atomic_fetch_sub(&a->busy, 1);
+		return sr_ntstatus_from_errno(-rc);
 	}
-	c->cb = cb;
-	c->cb_ctx = ctx;
-	atomic_fetch_add(&c->a->busy, 1);
-	pthread_mutex_lock(&c->a->lock);
-	c->fd = fd;
-	c->state = SR_CONN_CONNECTING;
-	pthread_mutex_unlock(&c->a->lock);
-	sr_ndk_worker_kick(c->a);
+	sr_ndk_worker_kick(a);
 	return STATUS_PENDING;
 }
 
@@ -404,19 +345,25 @@ static NTSTATUS sr_ndk_complete_connect(NDK_CONNECTOR *p,
 					NDK_FN_REQUEST_COMPLETION cb, PVOID ctx)
 {
 	struct sr_ndk_conn *c = sr_ndk_conn_of(p);
-	struct sr_ndk_cm_msg m;
+	int rc;
 
 	(void)cb;
 	(void)ctx;
-	if (c->state != SR_CONN_REP_RCVD)
+	pthread_mutex_lock(&c->a->cm->lock);
+	if (c->state != SR_CONN_REP_RCVD || c->cm == NULL) {
+		pthread_mutex_unlock(&c->a->cm->lock);
 		return sr_ntstatus_from_errno(EPERM);
+	}
 	c->disc = DisconnectEvent;
 	c->disc_ctx = DisconnectEventContext;
-	sr_ndk_conn_fill(c, &m, SR_CM_RTU, 0, 0, NULL, 0);
-	if (sr_ndk_msg_send(c->fd, &m))
-		return sr_ntstatus_from_errno(ECONNABORTED);
-	c->state = SR_CONN_CONNECTED;
-	return STATUS_SUCCESS;
+	sr_ndk_cm_lock(c->a);
+	rc = sr_cm_rtu(c->cm, sr_ndk_cm_now(c->a), NULL, 0);
+	sr_ndk_cm_unlock(c->a);
+	if (rc == 0)
+		sr_ndk_conn_set_state(c, SR_CONN_CONNECTED);
+	pthread_mutex_unlock(&c->a->cm->lock);
+	/* the peer disconnected or rejected meanwhile: the connection is gone */
+	return rc ? sr_ntstatus_from_errno(ECONNABORTED) : STATUS_SUCCESS;
 }
 
 static NTSTATUS sr_ndk_accept(NDK_CONNECTOR *p, NDK_QP *pNdkQp, ULONG InboundReadLimit,
@@ -428,42 +375,62 @@ static NTSTATUS sr_ndk_accept(NDK_CONNECTOR *p, NDK_QP *pNdkQp, ULONG InboundRea
 {
 	struct sr_ndk_conn *c = sr_ndk_conn_of(p);
 	struct sr_ndk_qp *qp = (struct sr_ndk_qp *)pNdkQp;
-	struct sr_ndk_peer peer;
-	struct sr_ndk_cm_msg m;
+	struct sr_ndk_adapter *a = c->a;
+	struct sr_cma_conn cc = { .transport = SR_CM_TRANSPORT_RC };
+	struct sr_cm_rep_param rep;
+	struct sr_cma_qp_attr attr;
 	int rc;
 
-	if (qp == NULL || cb == NULL || PrivateDataLength > c->a->info.MaxCalleeData ||
-	    PrivateDataLength > SR_NDK_PDATA_MAX || (PrivateDataLength && !pPrivateData))
+	if (qp == NULL || cb == NULL || PrivateDataLength > a->info.MaxCalleeData ||
+	    PrivateDataLength > SR_CMA_REP_PDATA_MAX || (PrivateDataLength && !pPrivateData))
 		return sr_ntstatus_from_errno(EINVAL);
-	if (c->state != SR_CONN_REQ_RCVD || qp->conn)
+	pthread_mutex_lock(&a->cm->lock);
+	if (c->state != SR_CONN_REQ_RCVD || c->cm == NULL || qp->conn) {
+		pthread_mutex_unlock(&a->cm->lock);
 		return sr_ntstatus_from_errno(EPERM);
-	peer.qpn = c->peer.qpn;
-	peer.psn = c->peer.psn;
-	memcpy(peer.gid, c->peer.gid, 16);
-	rc = c->a->be.ops->qp_connect(c->a->be.ctx, qp->qp, qp->sq_psn, &peer);
-	if (rc)
-		return sr_ntstatus_from_errno(rc);
+	}
+	cc.qpn = sr_qp_num(qp->qp);
+	cc.psn = qp->sq_psn;
+	/* no more than the peer offered */
+	cc.responder_resources = sr_ndk_limit(InboundReadLimit < c->peer.initiator_depth ?
+					      InboundReadLimit : c->peer.initiator_depth,
+					      a->info.MaxInboundReadLimit);
+	cc.initiator_depth = sr_ndk_limit(OutboundReadLimit < c->peer.responder_resources ?
+					  OutboundReadLimit : c->peer.responder_resources,
+					  a->info.MaxOutboundReadLimit);
+	cc.rnr_retry_count = 7;
+	cc.srq = qp->srq != NULL;
+	cc.pdata = pPrivateData;
+	cc.pdata_len = (uint8_t)PrivateDataLength;
+	rc = sr_cma_rep(&rep, &cc);
+	if (rc == 0) {
+		sr_cma_qp_attr_passive(&attr, &c->peer, &rep, c->route.path_mtu);
+		rc = a->cm->ops->qp_connect(a->cm->ctx, qp->qp, &attr, &c->route);
+	}
+	if (rc) {
+		pthread_mutex_unlock(&a->cm->lock);
+		return sr_ntstatus_from_errno(-rc);
+	}
 	c->qp = qp;
 	qp->conn = c;
 	c->disc = DisconnectEvent;
 	c->disc_ctx = DisconnectEventContext;
-	sr_ndk_conn_fill(c, &m, SR_CM_REP, InboundReadLimit, OutboundReadLimit,
-			 pPrivateData, PrivateDataLength);
-	c->cb = cb;
-	c->cb_ctx = ctx;
-	atomic_fetch_add(&c->a->busy, 1);
-	pthread_mutex_lock(&c->a->lock);
-	c->state = SR_CONN_ACCEPTING;
-	pthread_mutex_unlock(&c->a->lock);
-	if (sr_ndk_msg_send(c->fd, &m)) {
-		pthread_mutex_lock(&c->a->lock);
-		c->state = SR_CONN_CLOSED;
-		pthread_mutex_unlock(&c->a->lock);
+	sr_ndk_conn_op_start(c, cb, ctx);
+	sr_ndk_conn_set_state(c, SR_CONN_ACCEPTING);
+	sr_ndk_cm_lock(a);
+	rc = sr_cm_accept(c->cm, sr_ndk_cm_now(a), &rep);
+	sr_ndk_cm_unlock(a);
+	if (rc) {
+		sr_ndk_conn_qp_err(c);
+		sr_ndk_conn_qp_release(c);
+		sr_ndk_conn_set_state(c, SR_CONN_CLOSED);
 		c->cb = NULL;
-		atomic_fetch_sub(&c->a->busy, 1);
+		atomic_fetch_sub(&a->busy, 1);
+		pthread_mutex_unlock(&a->cm->lock);
 		return sr_ntstatus_from_errno(ECONNABORTED);
 	}
-	sr_ndk_worker_kick(c->a);
+	pthread_mutex_unlock(&a->cm->lock);
+	sr_ndk_worker_kick(a);
 	return STATUS_PENDING;
 }
 
@@ -471,16 +438,23 @@ static NTSTATUS sr_ndk_reject(NDK_CONNECTOR *p, CONST PVOID pPrivateData,
 			      ULONG PrivateDataLength)
 {
 	struct sr_ndk_conn *c = sr_ndk_conn_of(p);
-	struct sr_ndk_cm_msg m;
+	int rc;
 
-	if (c->state != SR_CONN_REQ_RCVD || PrivateDataLength > SR_NDK_PDATA_MAX)
+	if (PrivateDataLength > SR_CMA_REJ_PDATA_MAX || (PrivateDataLength && !pPrivateData))
+		return sr_ntstatus_from_errno(EINVAL);
+	pthread_mutex_lock(&c->a->cm->lock);
+	if (c->state != SR_CONN_REQ_RCVD || c->cm == NULL) {
+		pthread_mutex_unlock(&c->a->cm->lock);
 		return sr_ntstatus_from_errno(EPERM);
-	sr_ndk_conn_fill(c, &m, SR_CM_REJ, 0, 0, pPrivateData, PrivateDataLength);
-	sr_ndk_msg_send(c->fd, &m);
-	pthread_mutex_lock(&c->a->lock);
-	c->state = SR_CONN_CLOSED;
-	pthread_mutex_unlock(&c->a->lock);
-	return STATUS_SUCCESS;
+	}
+	sr_ndk_cm_lock(c->a);
+	rc = sr_cm_reject(c->cm, sr_ndk_cm_now(c->a), SR_CM_REJ_CONSUMER_DEFINED,
+			  pPrivateData, (uint8_t)PrivateDataLength);
+	sr_ndk_cm_unlock(c->a);
+	sr_ndk_conn_set_state(c, SR_CONN_CLOSED);
+	pthread_mutex_unlock(&c->a->cm->lock);
+	c->a->cm->ops->flush(c->a->cm->ctx);
+	return rc ? sr_ntstatus_from_errno(ECONNABORTED) : STATUS_SUCCESS;
 }
 
 static NTSTATUS sr_ndk_get_connection_data(NDK_CONNECTOR *p, ULONG *pInboundReadLimit,
@@ -488,42 +462,25 @@ static NTSTATUS sr_ndk_get_connection_data(NDK_CONNECTOR *p, ULONG *pInboundRead
 					   ULONG *pPrivateDataLength)
 {
 	struct sr_ndk_conn *c = sr_ndk_conn_of(p);
+	enum sr_ndk_conn_state s = c->state;
 
-	if (c->state == SR_CONN_IDLE || c->state == SR_CONN_WAIT_REQ ||
-	    c->state == SR_CONN_CONNECTING)
+	if (s == SR_CONN_IDLE || s == SR_CONN_CONNECTING ||
+	    (s == SR_CONN_CLOSED && c->pdata == NULL))
 		return sr_ntstatus_from_errno(EPERM);
+	/* the peer's: its inbound limit is what it lets us read */
 	if (pInboundReadLimit)
-		*pInboundReadLimit = c->peer.ird;
+		*pInboundReadLimit = c->peer.responder_resources;
 	if (pOutboundReadLimit)
-		*pOutboundReadLimit = c->peer.ord;
+		*pOutboundReadLimit = c->peer.initiator_depth;
 	if (pPrivateDataLength) {
-		if (*pPrivateDataLength < c->peer.pdata_len || (!pPrivateData &&
-							        c->peer.pdata_len)) {
-			*pPrivateDataLength = c->peer.pdata_len;
+		if (*pPrivateDataLength < c->pdata_len || (!pPrivateData && c->pdata_len)) {
+			*pPrivateDataLength = c->pdata_len;
 			return sr_ntstatus_from_errno(EOVERFLOW);
 		}
-		if (c->peer.pdata_len)
-			memcpy(pPrivateData, c->peer.pdata, c->peer.pdata_len);
-		*pPrivateDataLength = c->peer.pdata_len;
+		if (c->pdata_len)
+			memcpy(pPrivateData, c->pdata, c->pdata_len);
+		*pPrivateDataLength = c->pdata_len;
 	}
-	return STATUS_SUCCESS;
-}
-
-static NTSTATUS sr_ndk_copy_sa(const struct sockaddr_storage *ss, PSOCKADDR out, ULONG *len)
-{
-	socklen_t need;
-
-	if (len == NULL)
-		return sr_ntstatus_from_errno(EINVAL);
-	if (ss->ss_family == 0)
-		return sr_ntstatus_from_errno(EPERM);
-	need = sr_ndk_sa_len((const struct sockaddr *)ss);
-	if (out == NULL || *len < need) {
-		*len = need;
-		return sr_ntstatus_from_errno(EOVERFLOW);
-	}
-	memcpy(out, ss, need);
-	*len = need;
 	return STATUS_SUCCESS;
 }
 
@@ -540,22 +497,60 @@ static NTSTATUS sr_ndk_conn_peer_address(NDK_CONNECTOR *p, PSOCKADDR a, ULONG *l
 static NTSTATUS sr_ndk_disconnect(NDK_CONNECTOR *p, NDK_FN_REQUEST_COMPLETION cb, PVOID ctx)
 {
 	struct sr_ndk_conn *c = sr_ndk_conn_of(p);
-	struct sr_ndk_cm_msg m;
+	struct sr_ndk_adapter *a = c->a;
+	uint64_t now;
+	int rc = 0;
 
 	(void)cb;
 	(void)ctx;
-	if (c->state != SR_CONN_CONNECTED && c->state != SR_CONN_REP_RCVD)
+	pthread_mutex_lock(&a->cm->lock);
+	if (c->state == SR_CONN_CLOSED && c->was_connected) {
+		/* the peer went first: nothing left to say */
+		pthread_mutex_unlock(&a->cm->lock);
+		return STATUS_SUCCESS;
+	}
+	if (c->state != SR_CONN_CONNECTED && c->state != SR_CONN_REP_RCVD &&
+	    c->state != SR_CONN_ACCEPTING) {
+		pthread_mutex_unlock(&a->cm->lock);
 		return sr_ntstatus_from_errno(ENOTCONN);
-	sr_ndk_conn_fill(c, &m, SR_CM_DREQ, 0, 0, NULL, 0);
-	sr_ndk_msg_send(c->fd, &m);
+	}
 	sr_ndk_conn_qp_err(c);
-	pthread_mutex_lock(&c->a->lock);
-	c->state = SR_CONN_CLOSED;
-	pthread_mutex_unlock(&c->a->lock);
+	sr_ndk_cm_lock(a);
+	now = sr_ndk_cm_now(a);
+	switch (c->cm ? sr_cm_id_state(c->cm) : SR_CM_IDLE) {
+	case SR_CM_ESTABLISHED:
+		rc = sr_cm_disconnect(c->cm, now, NULL, 0);
+		break;
+	case SR_CM_DREQ_RCVD:
+		rc = sr_cm_drep(c->cm, now, NULL, 0);
+		break;
+	case SR_CM_REP_RCVD:
+	case SR_CM_MRA_REP_SENT:
+		/* Connect completed, CompleteConnect never came: refuse the REP */
+		rc = sr_cm_reject(c->cm, now, SR_CM_REJ_CONSUMER_DEFINED, NULL, 0);
+		break;
+	case SR_CM_REP_SENT:
+	case SR_CM_MRA_REP_RCVD:
+		/* the RTU was lost or is late: established, then DREQ */
+		rc = sr_cm_established(c->cm, now);
+		if (rc == 0)
+			rc = sr_cm_disconnect(c->cm, now, NULL, 0);
+		break;
+	default:
+		break;
+	}
+	sr_ndk_cm_unlock(a);
+	if (c->state == SR_CONN_ACCEPTING)
+		sr_ndk_conn_op_done(c, sr_ntstatus_from_errno(ECONNABORTED));
+	c->was_connected = true;
+	sr_ndk_conn_set_state(c, SR_CONN_CLOSED);
+	pthread_mutex_unlock(&a->cm->lock);
+	a->cm->ops->flush(a->cm->ctx);
+	(void)rc;
 	return STATUS_SUCCESS;
 }
 
-static NTSTATUS sr_ndk_conn_close_(NDK_OBJECT_HEADER *o)
+NTSTATUS sr_ndk_conn_close_(NDK_OBJECT_HEADER *o)
 {
 	struct sr_ndk_conn *c = (struct sr_ndk_conn *)o;
 	struct sr_ndk_adapter *a = c->a;
@@ -569,12 +564,13 @@ static NTSTATUS sr_ndk_conn_close_(NDK_OBJECT_HEADER *o)
 		}
 	}
 	pthread_mutex_unlock(&a->lock);
+	sr_ndk_conn_drop_id(c);
+	sr_ndk_cm_purge(a, c);
+	sr_ndk_conn_set_state(c, SR_CONN_CLOSED);
 	if (c->cb)
 		atomic_fetch_sub(&a->busy, 1);
 	if (c->qp)
 		c->qp->conn = NULL;
-	if (c->fd >= 0)
-		close(c->fd);
 	free(c);
 	pthread_mutex_unlock(&a->cm->lock);
 	atomic_fetch_sub(&a->objects, 1);
@@ -608,287 +604,3 @@ const NDK_CONNECTOR_DISPATCH sr_ndk_connector_dispatch = {
 	.NdkGetPeerAddress = sr_ndk_conn_peer_address,
 	.NdkDisconnect = sr_ndk_disconnect,
 };
-
-/* ------------------------------------------------------------- listener */
-
-struct sr_ndk_listener_args {
-	struct sr_ndk_adapter *a;
-	NDK_FN_CONNECT_EVENT_CALLBACK ev;
-	PVOID ev_ctx;
-};
-
-static NDK_OBJECT_HEADER *sr_ndk_listener_create_(const void *p, NTSTATUS *st)
-{
-	const struct sr_ndk_listener_args *args = p;
-	struct sr_ndk_listener *l = calloc(1, sizeof(*l));
-
-	if (l == NULL) {
-		*st = sr_ntstatus_from_errno(ENOMEM);
-		return NULL;
-	}
-	sr_ndk_header_init(&l->iface.Header, NdkObjectTypeListener);
-	l->iface.Dispatch = &sr_ndk_listener_dispatch;
-	l->a = args->a;
-	l->fd = -1;
-	l->ev = args->ev;
-	l->ev_ctx = args->ev_ctx;
-	atomic_fetch_add(&args->a->objects, 1);
-	return &l->iface.Header;
-}
-
-NTSTATUS sr_ndk_create_listener(NDK_ADAPTER *p, NDK_FN_CONNECT_EVENT_CALLBACK ev,
-				PVOID evctx, NDK_FN_CREATE_COMPLETION cb, PVOID ctx,
-				NDK_LISTENER **out)
-{
-	struct sr_ndk_listener_args args = { .a = sr_ndk_adapter_of(p), .ev = ev,
-					     .ev_ctx = evctx };
-
-	if (out == NULL || ev == NULL)
-		return sr_ntstatus_from_errno(EINVAL);
-	return sr_ndk_create(args.a, args.a->async_all, sr_ndk_listener_create_, &args,
-			     sizeof(args), cb, ctx, (void **)out);
-}
-
-static NTSTATUS sr_ndk_listen(NDK_LISTENER *p, CONST PSOCKADDR pAddress, ULONG AddressLength,
-			      NDK_FN_REQUEST_COMPLETION cb, PVOID ctx)
-{
-	struct sr_ndk_listener *l = (struct sr_ndk_listener *)p;
-	struct sockaddr_un un = { .sun_family = AF_UNIX };
-	int fd, rc;
-
-	(void)cb;
-	(void)ctx;
-	if (sr_ndk_sa_check(pAddress, AddressLength))
-		return sr_ntstatus_from_errno(EINVAL);
-	if (l->fd >= 0)
-		return sr_ntstatus_from_errno(EISCONN);
-	memcpy(&l->addr, pAddress, sr_ndk_sa_len(pAddress));
-	sr_ndk_sa_resolve_any(l->a, &l->addr);
-	rc = sr_ndk_cm_path(l->a, (struct sockaddr *)&l->addr, un.sun_path,
-			    sizeof(un.sun_path));
-	if (rc)
-		return sr_ntstatus_from_errno(rc);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return sr_ntstatus_from_errno(errno);
-	unlink(un.sun_path);   /* a stale socket of a finished process */
-	if (bind(fd, (struct sockaddr *)&un, sizeof(un)) < 0 || listen(fd, 64) < 0) {
-		rc = errno == EADDRINUSE ? EADDRINUSE : errno;
-		close(fd);
-		return sr_ntstatus_from_errno(rc);
-	}
-	memcpy(l->path, un.sun_path, sizeof(l->path));
-	pthread_mutex_lock(&l->a->lock);
-	l->fd = fd;
-	l->next = l->a->cm->listeners;
-	l->a->cm->listeners = l;
-	pthread_mutex_unlock(&l->a->lock);
-	sr_ndk_worker_kick(l->a);
-	return STATUS_SUCCESS;
-}
-
-static NTSTATUS sr_ndk_listener_local_address(NDK_LISTENER *p, PSOCKADDR a, ULONG *len)
-{
-	return sr_ndk_copy_sa(&((struct sr_ndk_listener *)p)->addr, a, len);
-}
-
-static VOID sr_ndk_control_connect_events(NDK_LISTENER *p, BOOLEAN Pause)
-{
-	struct sr_ndk_listener *l = (struct sr_ndk_listener *)p;
-
-	l->paused = Pause != 0;
-	sr_ndk_worker_kick(l->a);
-}
-
-static NTSTATUS sr_ndk_listener_close_(NDK_OBJECT_HEADER *o)
-{
-	struct sr_ndk_listener *l = (struct sr_ndk_listener *)o;
-	struct sr_ndk_adapter *a = l->a;
-
-	pthread_mutex_lock(&a->cm->lock);
-	pthread_mutex_lock(&a->lock);
-	for (struct sr_ndk_listener **pp = &a->cm->listeners; *pp; pp = &(*pp)->next) {
-		if (*pp == l) {
-			*pp = l->next;
-			break;
-		}
-	}
-	for (struct sr_ndk_conn *c = a->cm->conns; c; c = c->next)
-		if (c->from == l)
-			c->from = NULL;
-	pthread_mutex_unlock(&a->lock);
-	if (l->fd >= 0) {
-		close(l->fd);
-		unlink(l->path);
-	}
-	free(l);
-	pthread_mutex_unlock(&a->cm->lock);
-	atomic_fetch_sub(&a->objects, 1);
-	return STATUS_SUCCESS;
-}
-
-static NTSTATUS sr_ndk_close_listener(NDK_OBJECT_HEADER *o, NDK_FN_CLOSE_COMPLETION cb,
-				      PVOID ctx)
-{
-	if (o == NULL)
-		return sr_ntstatus_from_errno(EINVAL);
-	return sr_ndk_close(((struct sr_ndk_listener *)o)->a, sr_ndk_listener_close_, o, cb,
-			    ctx);
-}
-
-static NTSTATUS sr_ndk_listener_query_extension(NDK_OBJECT_HEADER *o, GUID *id,
-						NDK_VERSION v, NDK_EXTENSION_INTERFACE *e)
-{
-	return sr_ndk_query_extension(o, id, v, e);
-}
-
-const NDK_LISTENER_DISPATCH sr_ndk_listener_dispatch = {
-	.NdkCloseListener = sr_ndk_close_listener,
-	.NdkQueryExtension = sr_ndk_listener_query_extension,
-	.NdkListen = sr_ndk_listen,
-	.NdkGetLocalAddress = sr_ndk_listener_local_address,
-	.NdkControlConnectEvents = sr_ndk_control_connect_events,
-};
-
-/* ------------------------------------------------- the side channel's loop */
-
-/* A message (or the end) on a connector's socket (adapter thread). */
-static void sr_ndk_conn_input(struct sr_ndk_conn *c)
-{
-	struct sr_ndk_cm_msg m;
-	int rc = sr_ndk_msg_recv(c->fd, &m);
-
-	if (rc <= 0 || m.type == SR_CM_DREQ) {
-		enum sr_ndk_conn_state was = c->state;
-
-		pthread_mutex_lock(&c->a->lock);
-		c->state = SR_CONN_CLOSED;
-		pthread_mutex_unlock(&c->a->lock);
-		sr_ndk_conn_qp_err(c);
-		if (was == SR_CONN_CONNECTING || was == SR_CONN_ACCEPTING)
-			sr_ndk_conn_op_done(c, sr_ntstatus_from_errno(ECONNABORTED));
-		else if ((was == SR_CONN_CONNECTED || was == SR_CONN_REP_RCVD) && c->disc)
-			c->disc(c->disc_ctx);
-		return;
-	}
-	switch (c->state) {
-	case SR_CONN_WAIT_REQ:
-		if (m.type != SR_CM_REQ)
-			break;
-		c->peer = m;
-		c->remote = m.src;
-		c->local = m.dst;
-		c->state = SR_CONN_REQ_RCVD;
-		if (c->from && c->from->ev)
-			c->from->ev(c->from->ev_ctx, &c->iface);
-		break;
-	case SR_CONN_CONNECTING:
-		c->peer = m;
-		if (m.type == SR_CM_REJ) {
-			c->state = SR_CONN_CLOSED;
-			sr_ndk_conn_op_done(c, sr_ntstatus_from_errno(ECONNREFUSED));
-		} else if (m.type == SR_CM_REP && c->qp) {
-			struct sr_ndk_peer peer = { .qpn = m.qpn, .psn = m.psn };
-
-			memcpy(peer.gid, m.gid, 16);
-			rc = c->a->be.ops->qp_connect(c->a->be.ctx, c->qp->qp,
-						      c->qp->sq_psn, &peer);
-			c->state = rc ? SR_CONN_CLOSED : SR_CONN_REP_RCVD;
-			sr_ndk_conn_op_done(c, sr_ntstatus_from_errno(rc));
-		}
-		break;
-	case SR_CONN_ACCEPTING:
-		if (m.type == SR_CM_RTU) {
-			c->state = SR_CONN_CONNECTED;
-			sr_ndk_conn_op_done(c, STATUS_SUCCESS);
-		}
-		break;
-	default:
-		break;
-	}
-}
-
-/* Is the object still open, on that socket?  (cm->lock held) */
-static bool sr_ndk_cm_alive(struct sr_ndk_adapter *a, void *who, bool listener, int fd)
-{
-	bool alive = false;
-
-	pthread_mutex_lock(&a->lock);
-	if (listener) {
-		for (struct sr_ndk_listener *l = a->cm->listeners; l && !alive; l = l->next)
-			alive = (void *)l == who && l->fd == fd && !l->paused;
-	} else {
-		for (struct sr_ndk_conn *c = a->cm->conns; c && !alive; c = c->next)
-			alive = (void *)c == who && c->fd == fd && c->state != SR_CONN_CLOSED;
-	}
-	pthread_mutex_unlock(&a->lock);
-	return alive;
-}
-
-int sr_ndk_cm_poll(struct sr_ndk_adapter *a, int timeout_ms)
-{
-	struct pollfd pfd[SR_NDK_CM_MAXFD];
-	void *who[SR_NDK_CM_MAXFD];
-	bool is_listener[SR_NDK_CM_MAXFD];
-	unsigned int n = 1;
-	int done = 0, rc;
-
-	pfd[0] = (struct pollfd){ .fd = a->cm->efd, .events = POLLIN };
-	pthread_mutex_lock(&a->lock);
-	for (struct sr_ndk_listener *l = a->cm->listeners; l && n < SR_NDK_CM_MAXFD;
-	     l = l->next) {
-		if (l->fd < 0 || l->paused)
-			continue;
-		pfd[n] = (struct pollfd){ .fd = l->fd, .events = POLLIN };
-		who[n] = l;
-		is_listener[n++] = true;
-	}
-	for (struct sr_ndk_conn *c = a->cm->conns; c && n < SR_NDK_CM_MAXFD; c = c->next) {
-		if (c->fd < 0 || c->state == SR_CONN_CLOSED || c->state == SR_CONN_REQ_RCVD ||
-		    c->state == SR_CONN_IDLE)
-			continue;
-		pfd[n] = (struct pollfd){ .fd = c->fd, .events = POLLIN };
-		who[n] = c;
-		is_listener[n++] = false;
-	}
-	pthread_mutex_unlock(&a->lock);
-	rc = poll(pfd, n, timeout_ms);
-	if (rc <= 0)
-		return 0;
-	if (pfd[0].revents) {
-		uint64_t v;
-
-		if (read(a->cm->efd, &v, sizeof(v)) < 0) {
-			/* nothing to drain */
-		}
-	}
-	pthread_mutex_lock(&a->cm->lock);
-	for (unsigned int i = 1; i < n; i++) {
-		if (!pfd[i].revents || (pfd[i].revents & POLLNVAL) ||
-		    !sr_ndk_cm_alive(a, who[i], is_listener[i], pfd[i].fd))
-			continue;
-		done++;
-		if (is_listener[i]) {
-			struct sr_ndk_listener *l = who[i];
-			int fd = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC);
-			struct sr_ndk_conn *c;
-
-			if (fd < 0)
-				continue;
-			c = sr_ndk_conn_new(a);
-			if (c == NULL) {
-				close(fd);
-				continue;
-			}
-			c->from = l;
-			pthread_mutex_lock(&a->lock);
-			c->fd = fd;
-			c->state = SR_CONN_WAIT_REQ;
-			pthread_mutex_unlock(&a->lock);
-		} else {
-			sr_ndk_conn_input(who[i]);
-		}
-	}
-	pthread_mutex_unlock(&a->cm->lock);
-	return done;
-}

@@ -49,9 +49,10 @@ struct sr_ndk_adapter {
 	struct sr_ndk_work *work_head, *work_tail;
 	bool stop;
 	atomic_uint busy;        /* armed CQs + CM operations: drive progress */
+	atomic_uint cm_watch;    /* listeners + connections: receive the CM's MADs */
 	atomic_uint objects;
 	struct sr_ndk_cq *cqs;   /* CQs whose notifications the thread delivers */
-	struct sr_ndk_cm *cm;    /* side channel (conn.c) */
+	struct sr_ndk_cm *cm;    /* the CM's events (conn.c) */
 	SIZE_T async_threshold;
 	bool async_all;
 	pthread_mutex_t progress_lock;
@@ -210,7 +211,7 @@ NTSTATUS sr_ndk_create_listener(NDK_ADAPTER *p, NDK_FN_CONNECT_EVENT_CALLBACK ev
 				NDK_LISTENER **out);
 int sr_ndk_cm_init(struct sr_ndk_adapter *a);
 void sr_ndk_cm_fini(struct sr_ndk_adapter *a);
-/* Poll the side channel for up to timeout_ms; returns work done. */
+/* Wait up to timeout_ms for CM events and deliver them; returns work done. */
 int sr_ndk_cm_poll(struct sr_ndk_adapter *a, int timeout_ms);
 void sr_ndk_qp_disconnected(struct sr_ndk_qp *qp);
 

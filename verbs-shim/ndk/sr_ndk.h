@@ -27,11 +27,15 @@
  *
  * Connections.  NdkConnect / NdkListen take the peer's and our IPv4 or
  * IPv6 socket address (the device's addresses, 10.0.0.1 / 10.0.0.2 on the
- * default link) and a port.  The connection data (QP number, first PSN,
- * GID, read limits, private data) travels over sroce's side channel: a
- * Unix stream socket <SROCE_RUN_DIR>/ndk-<address>-<port>.sock that the
- * listener creates, both processes being on one machine as the memif
- * link requires.  The QP is then taken to RTS by the device (pmd/node.h).
+ * default link) and a port.  They run over the device's communication
+ * manager on QP1 as Linux's rdma_cm does (docs/rdma-cm.md): a listener's
+ * port is the RDMA_PS_TCP service ID 0x0000000001060000 | port, the REQ
+ * carries rdma_cm's 36-byte addressing header before the caller's private
+ * data, so an NDK or ND2 program and a Linux rdma_cm program (rping,
+ * rdma_client, ...) connect to each other.  Private data: 56 bytes in a
+ * REQ (MaxCallerData), 196 in a REP (MaxCalleeData), 148 in a REJ; the
+ * receiver sees the whole field (the CM does not carry a length), zero
+ * padded, as with rdma_cm.  The QP goes to RTS with ib_cm's attributes.
  *
  * Tokens.  Local tokens are the engine's keys (host order); remote tokens
  * (NdkGetRemoteTokenFromMr/Mw, and the RemoteToken arguments of NdkRead,
@@ -78,23 +82,50 @@ ULONG sr_ndk_object_count(NDK_ADAPTER *pNdkAdapter);
  * sr_ndk_open_adapter; tests bring their own link).
  * ------------------------------------------------------------------ */
 
-/* What a connected QP learns of its peer. */
-struct sr_ndk_peer {
-	uint32_t qpn;
-	uint32_t psn;
-	uint8_t gid[16];
+struct sr_cm;
+struct sr_cm_id;
+struct sr_cm_event;
+struct sr_cma_route;
+struct sr_cma_qp_attr;
+
+/* The CM's event callback: runs with the CM locked, records only. */
+typedef void sr_ndk_cm_event_fn(void *arg, struct sr_cm_id *id,
+				const struct sr_cm_event *ev);
+
+/*
+ * The device's communication manager (QP1, lib/cm): connections are IB CM
+ * exchanges with rdma_cm's addressing (RDMA_PS_TCP service IDs, its
+ * private-data header), so the peer may be any rdma_cm program.
+ */
+struct sr_ndk_cm_ops {
+	/* Deliver the CM's events to fn; 0 or -EBUSY (another consumer). */
+	int (*attach)(void *ctx, sr_ndk_cm_event_fn *fn, void *arg);
+	/* The CM for sr_cm_* calls, locked; and its release. */
+	struct sr_cm *(*lock)(void *ctx);
+	void (*unlock)(void *ctx);
+	/* The CM's clock, ns. */
+	uint64_t (*now)(void *ctx);
+	/* Put the MADs sent so far on the wire (not with the CM locked). */
+	void (*flush)(void *ctx);
+	/*
+	 * The route to a peer's GID: our GID for it (sgid), the peer's MAC
+	 * (ARP/ND, waiting for the link), the path MTU; ip_version, ports
+	 * and the rest are the caller's.  0, -ENOENT (no address of that
+	 * family), -EHOSTUNREACH, -ETIMEDOUT.
+	 */
+	int (*route)(void *ctx, const uint8_t dgid[16], struct sr_cma_route *r);
+	/* Take qp to RTS with the CM's attributes along route r. */
+	int (*qp_connect)(void *ctx, struct sr_qp *qp, const struct sr_cma_qp_attr *a,
+			  const struct sr_cma_route *r);
 };
 
 struct sr_ndk_backend_ops {
 	/* One round of progress (inline engines); returns work done. */
 	int (*progress)(void *ctx);
-	/* Take qp (RESET or INIT) to RTS towards peer; 0 or -errno. */
-	int (*qp_connect)(void *ctx, struct sr_qp *qp, uint32_t sq_psn,
-			  const struct sr_ndk_peer *peer);
-	/* Our GID for a peer address (IPv4-mapped for IPv4); 0 or -errno. */
-	int (*gid)(void *ctx, const struct sockaddr *peer, uint8_t gid[16]);
 	/* Release the device (after every object); 0 or -EBUSY. */
 	int (*close)(void *ctx);
+	/* The device's CM; NULL: connections fail with STATUS_NOT_SUPPORTED. */
+	const struct sr_ndk_cm_ops *cm;
 };
 
 struct sr_ndk_backend {
@@ -102,7 +133,6 @@ struct sr_ndk_backend {
 	void *ctx;
 	struct sr_mr_dev *mr;
 	struct sr_dev *dev;
-	const char *run_dir;        /* side-channel sockets; NULL: SROCE_RUN_DIR or /run/sroce */
 	struct sockaddr_storage addr[4];  /* the adapter's addresses */
 	unsigned int naddr;
 };

@@ -2,8 +2,10 @@
 /*
  * worker.c — the adapter thread: asynchronous creations, requests and
  * closes (STATUS_PENDING, then the caller's completion callback), CQ
- * notification delivery, the connection side channel, and the device's
- * progress while anything waits on it (an armed CQ, a connection).
+ * notification delivery, the CM's events (connections), and the device's
+ * progress while anything waits on it (an armed CQ, a connection being
+ * made: at once; a listener or a connection that is up: every
+ * millisecond, so that the CM's MADs are received).
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -36,7 +38,7 @@ static void *sr_ndk_worker_main(void *arg)
 	struct sr_ndk_adapter *a = arg;
 
 	for (;;) {
-		bool busy;
+		bool busy, watch;
 		int done;
 
 		pthread_mutex_lock(&a->wlock);
@@ -47,13 +49,14 @@ static void *sr_ndk_worker_main(void *arg)
 		pthread_mutex_unlock(&a->wlock);
 		sr_ndk_work_run_all(a);
 		busy = atomic_load(&a->busy) != 0;
-		done = sr_ndk_cm_poll(a, busy ? 0 : 5);
-		if (busy) {
+		watch = atomic_load(&a->cm_watch) != 0;
+		done = sr_ndk_cm_poll(a, busy ? 0 : watch ? 1 : 5);
+		if (busy || watch) {
 			pthread_mutex_lock(&a->progress_lock);
 			sr_ndk_progress_(a);
 			pthread_mutex_unlock(&a->progress_lock);
 			sr_ndk_cq_deliver(a);
-			if (done == 0) {
+			if (busy && done == 0) {
 				struct timespec ts = { .tv_nsec = 20000 };
 
 				nanosleep(&ts, NULL);

@@ -458,7 +458,6 @@ static HRESULT prov_open(IND2Adapter **pp)
 
 START_TEST(ndsupport_entry_points)
 {
-	char dir[] = "/tmp/sroce-nd2-prov.XXXXXX";
 	struct sockaddr_in mine = { .sin_family = AF_INET, .sin_port = htons(7) };
 	struct sockaddr_in other = { .sin_family = AF_INET };
 	struct sockaddr_in local;
@@ -466,14 +465,13 @@ START_TEST(ndsupport_entry_points)
 	char buf[256];
 	IND2Adapter *a = NULL, *b = NULL;
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
 	mine.sin_addr.s_addr = htonl(0x0a000001);
 	other.sin_addr.s_addr = htonl(0x0a000002);
 	sr_nd2_set_provider(NULL);
 	ck_assert_int_eq(NdStartup(), ND_SUCCESS);
 	/* no device */
 	ck_assert_int_eq(NdQueryAddressList(0, NULL, &len), ND_DEVICE_REMOVED);
-	prov_loop = nt_loop_create(NULL, dir);
+	prov_loop = nt_loop_create(NULL);
 	sr_nd2_set_provider(prov_open);
 	ck_assert_int_eq(NdQueryAddressList(0, NULL, &len), ND_BUFFER_OVERFLOW);
 	ck_assert(len <= sizeof(buf));
@@ -501,7 +499,6 @@ START_TEST(ndsupport_entry_points)
 	ck_assert_int_eq(NdCleanup(), ND_SUCCESS);
 	ck_assert_uint_eq(a->lpVtbl->Release(a), 0);   /* closes the device (and the loop) */
 	sr_nd2_set_provider(NULL);
-	rmdir(dir);
 }
 END_TEST
 

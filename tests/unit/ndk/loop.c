@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * loop.c — the loopback backend (loop.h).
+ * loop.c — the loopback backend (loop.h): a device whose link loops every
+ * frame back, and a communication manager (lib/cm) whose MADs come back
+ * to itself, as a device's QP1 does for a connection to its own address.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -9,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "cm/cm.h"
+#include "cm/cma.h"
 #include "core/dev.h"
 #include "loop.h"
 #include "mr/mr.h"
@@ -20,11 +24,22 @@ struct nt_frame {
 	uint8_t data[];
 };
 
+struct nt_mad {
+	struct nt_mad *next;
+	uint8_t mad[SR_MAD_SIZE];
+};
+
 struct nt_loop {
 	struct sr_mr_dev *mr;
 	struct sr_dev *dev;
 	pthread_mutex_t lock;
 	struct nt_frame *head, *tail;
+	/* the CM: its lock, its MADs on their way back to it, its consumer */
+	struct sr_cm *cm;
+	pthread_mutex_t cm_lock;
+	struct nt_mad *mads;
+	sr_ndk_cm_event_fn *cm_fn;
+	void *cm_arg;
 	uint8_t mac[6];
 	uint8_t gid[16];
 	struct sr_ndk_backend be;
@@ -79,6 +94,8 @@ static const struct sr_link_ops nt_link_ops = {
 	.now_ns = nt_now_ns,
 };
 
+static int nt_cm_progress(struct nt_loop *l);
+
 static int nt_progress(void *ctx)
 {
 	struct nt_loop *l = ctx;
@@ -97,46 +114,129 @@ static int nt_progress(void *ctx)
 		f = next;
 		work++;
 	}
+	work += nt_cm_progress(l);
 	return work + (int)sr_dev_poll(l->dev, 64);
 }
 
-static int nt_qp_connect(void *ctx, struct sr_qp *qp, uint32_t sq_psn,
-			 const struct sr_ndk_peer *peer)
+/* ---- the CM ---- */
+
+/* The CM's send (its lock held): the MAD comes back on the next progress. */
+static void nt_cm_send(void *ctx, const struct sr_cm_addr *to, const uint8_t *mad)
 {
 	struct nt_loop *l = ctx;
-	struct sr_qp_attr a = { 0 };
-	int rc;
+	struct nt_mad *m = malloc(sizeof(*m)), **pp;
 
-	a.qp_state = SR_QPS_RTR;
-	a.path_mtu = SR_MTU_1024;
-	memcpy(a.av.dmac, l->mac, 6);
-	memcpy(a.av.dgid, peer->gid, 16);
-	a.av.hop_limit = 64;
-	a.dest_qp_num = peer->qpn;
-	a.rq_psn = peer->psn;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 1;
-	rc = sr_qp_modify(qp, &a, SR_QP_STATE | SR_QP_AV | SR_QP_PATH_MTU | SR_QP_DEST_QPN |
-			  SR_QP_RQ_PSN | SR_QP_MAX_DEST_RD_ATOMIC | SR_QP_MIN_RNR_TIMER);
-	if (rc)
-		return rc;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = SR_QPS_RTS;
-	a.sq_psn = sq_psn;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	return sr_qp_modify(qp, &a, SR_QP_STATE | SR_QP_SQ_PSN | SR_QP_TIMEOUT |
-			    SR_QP_RETRY_CNT | SR_QP_RNR_RETRY | SR_QP_MAX_QP_RD_ATOMIC);
+	(void)to;
+	if (m == NULL)
+		return;      /* lost: the CM retries */
+	memcpy(m->mad, mad, SR_MAD_SIZE);
+	m->next = NULL;
+	for (pp = &l->mads; *pp; pp = &(*pp)->next)
+		;
+	*pp = m;
 }
 
-static int nt_gid(void *ctx, const struct sockaddr *peer, uint8_t gid[16])
+static void nt_cm_event(void *ctx, struct sr_cm_id *id, const struct sr_cm_event *ev)
 {
-	(void)peer;
-	memcpy(gid, ((struct nt_loop *)ctx)->gid, 16);
+	struct nt_loop *l = ctx;
+
+	if (l->cm_fn)
+		l->cm_fn(l->cm_arg, id, ev);
+}
+
+/* Deliver the MADs sent so far and run the CM's timers. */
+static int nt_cm_progress(struct nt_loop *l)
+{
+	struct sr_cm_addr from = { .pkey = 0xFFFF };
+	uint64_t now = nt_now_ns(l);
+	int work = 0;
+
+	memcpy(from.gid, l->gid, 16);
+	memcpy(from.lgid, l->gid, 16);
+	memcpy(from.mac, l->mac, 6);
+	pthread_mutex_lock(&l->cm_lock);
+	while (l->mads) {
+		struct nt_mad *m = l->mads;
+
+		l->mads = m->next;
+		sr_cm_input(l->cm, now, &from, m->mad, SR_MAD_SIZE);
+		free(m);
+		work++;
+	}
+	if (now >= sr_cm_next_deadline(l->cm))
+		sr_cm_poll(l->cm, now);
+	pthread_mutex_unlock(&l->cm_lock);
+	return work;
+}
+
+static int nt_cm_attach(void *ctx, sr_ndk_cm_event_fn *fn, void *arg)
+{
+	struct nt_loop *l = ctx;
+
+	pthread_mutex_lock(&l->cm_lock);
+	l->cm_fn = fn;
+	l->cm_arg = arg;
+	pthread_mutex_unlock(&l->cm_lock);
 	return 0;
 }
+
+static struct sr_cm *nt_cm_lock(void *ctx)
+{
+	struct nt_loop *l = ctx;
+
+	pthread_mutex_lock(&l->cm_lock);
+	return l->cm;
+}
+
+static void nt_cm_unlock(void *ctx)
+{
+	pthread_mutex_unlock(&((struct nt_loop *)ctx)->cm_lock);
+}
+
+static uint64_t nt_cm_now(void *ctx)
+{
+	return nt_now_ns(ctx);
+}
+
+static void nt_cm_flush(void *ctx)
+{
+	(void)ctx;
+}
+
+static int nt_route(void *ctx, const uint8_t dgid[16], struct sr_cma_route *r)
+{
+	struct nt_loop *l = ctx;
+
+	/* one address: anything else does not answer ARP */
+	if (memcmp(dgid, l->gid, 16) != 0)
+		return -EHOSTUNREACH;
+	memcpy(r->sgid, l->gid, 16);
+	memcpy(r->dgid, dgid, 16);
+	memcpy(r->dmac, l->mac, 6);
+	r->path_mtu = SR_MTU_1024;
+	return 0;
+}
+
+static int nt_qp_connect(void *ctx, struct sr_qp *qp, const struct sr_cma_qp_attr *a,
+			 const struct sr_cma_route *r)
+{
+	struct sr_av av = { .hop_limit = 64 };
+
+	(void)ctx;
+	memcpy(av.dmac, r->dmac, 6);
+	memcpy(av.dgid, r->dgid, 16);
+	return sr_cma_qp_connect(qp, a, &av);
+}
+
+static const struct sr_ndk_cm_ops nt_cm_ops = {
+	.attach = nt_cm_attach,
+	.lock = nt_cm_lock,
+	.unlock = nt_cm_unlock,
+	.now = nt_cm_now,
+	.flush = nt_cm_flush,
+	.route = nt_route,
+	.qp_connect = nt_qp_connect,
+};
 
 static int nt_close(void *ctx)
 {
@@ -154,26 +254,35 @@ static int nt_close(void *ctx)
 		l->head = f->next;
 		free(f);
 	}
+	while (l->mads) {
+		struct nt_mad *m = l->mads;
+
+		l->mads = m->next;
+		free(m);
+	}
+	sr_cm_destroy(l->cm);
+	pthread_mutex_destroy(&l->cm_lock);
 	free(l);
 	return 0;
 }
 
 static const struct sr_ndk_backend_ops nt_ops = {
 	.progress = nt_progress,
-	.qp_connect = nt_qp_connect,
-	.gid = nt_gid,
 	.close = nt_close,
+	.cm = &nt_cm_ops,
 };
 
-struct nt_loop *nt_loop_create(const struct sr_dev_limits *limits, const char *run_dir)
+struct nt_loop *nt_loop_create(const struct sr_dev_limits *limits)
 {
 	struct nt_loop *l = calloc(1, sizeof(*l));
 	struct sr_dev_config cfg = { 0 };
+	struct sr_cm_cfg cc = { 0 };
 	struct sockaddr_in *s4;
 
 	if (l == NULL)
 		return NULL;
 	pthread_mutex_init(&l->lock, NULL);
+	pthread_mutex_init(&l->cm_lock, NULL);
 	l->mac[0] = 0x02;
 	l->mac[5] = 0x01;
 	l->gid[10] = l->gid[11] = 0xff;
@@ -191,17 +300,26 @@ struct nt_loop *nt_loop_create(const struct sr_dev_limits *limits, const char *r
 	l->dev = sr_dev_create(&cfg);
 	if (l->dev == NULL)
 		goto out_mr;
+	cc.ops.send = nt_cm_send;
+	cc.ops.event = nt_cm_event;
+	cc.ops.ctx = l;
+	cc.ca_guid = 0x0200000000000001ull;
+	cc.comm_id_seed = (uint32_t)nt_now_ns(l);
+	l->cm = sr_cm_create(&cc);
+	if (l->cm == NULL)
+		goto out_dev;
 	l->be.ops = &nt_ops;
 	l->be.ctx = l;
 	l->be.mr = l->mr;
 	l->be.dev = l->dev;
-	l->be.run_dir = run_dir;
 	s4 = (struct sockaddr_in *)&l->be.addr[0];
 	s4->sin_family = AF_INET;
 	s4->sin_addr.s_addr = htonl(0x0a000001);
 	l->be.naddr = 1;
 	return l;
 
+out_dev:
+	sr_dev_destroy(l->dev);
 out_mr:
 	sr_mr_dev_destroy(l->mr);
 out_free:

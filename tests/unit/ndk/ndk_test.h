@@ -28,7 +28,6 @@ struct nt_env {
 	NDK_ADAPTER *ad;
 	NDK_PD *pd;
 	NDK_CQ *cq;
-	char dir[64];
 };
 
 struct nt_wait {
@@ -84,9 +83,7 @@ static inline void nt_open_limits(struct nt_env *e, const struct sr_dev_limits *
 	NTSTATUS st;
 
 	memset(e, 0, sizeof(*e));
-	strcpy(e->dir, "/tmp/sroce-ndk-test.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(e->dir));
-	e->loop = nt_loop_create(l, e->dir);
+	e->loop = nt_loop_create(l);
 	ck_assert_ptr_nonnull(e->loop);
 	e->mrd = nt_loop_mr(e->loop);
 	st = sr_ndk_adapter_create(nt_loop_backend(e->loop), &e->ad);
@@ -111,7 +108,6 @@ static inline void nt_close(struct nt_env *e)
 	ck_assert_uint_eq(sr_ndk_object_count(e->ad), 0);
 	ck_assert_uint_eq(sr_mr_dev_in_use(e->mrd), 0);
 	ck_assert_int_eq(sr_ndk_close_adapter(e->ad), STATUS_SUCCESS);
-	rmdir(e->dir);
 }
 
 /* Poll the CQ for up to n results, waiting up to ms for at least want. */
@@ -163,7 +159,7 @@ static inline void nt_connect_event(PVOID ctx, NDK_CONNECTOR *c)
 	atomic_store(&n->got, 1);
 }
 
-/* Connect qa (active) to qb (passive) through the side channel. */
+/* Connect qa (active) to qb (passive) through the loop device's CM. */
 static inline void nt_connect(struct nt_env *e, struct nt_conn *n, NDK_QP *qa, NDK_QP *qb)
 {
 	struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons(4000) };
@@ -188,13 +184,20 @@ static inline void nt_connect(struct nt_env *e, struct nt_conn *n, NDK_QP *qa, N
 		usleep(100);
 	}
 	{
-		char pd[16];
-		ULONG len = sizeof(pd), ird = 0, ord = 0;
+		char pd[64];
+		ULONG len = 8, ird = 0, ord = 0;
 
+		/* the REQ's whole field after rdma_cm's header: 56 bytes */
+		st = n->passive->Dispatch->NdkGetConnectionData(n->passive, &ird, &ord, pd, &len);
+		ck_assert_int_eq(st, STATUS_BUFFER_TOO_SMALL);
+		ck_assert_uint_eq(len, 56);
+		len = sizeof(pd);
 		st = n->passive->Dispatch->NdkGetConnectionData(n->passive, &ird, &ord, pd, &len);
 		ck_assert_int_eq(st, STATUS_SUCCESS);
-		ck_assert_uint_eq(len, 5);
+		ck_assert_uint_eq(len, 56);
 		ck_assert(memcmp(pd, "hello", 5) == 0);
+		for (int i = 5; i < 56; i++)
+			ck_assert_int_eq(pd[i], 0);
 		/* 116 asked: capped to the provider's maximum, 16 */
 		ck_assert_uint_eq(ird, 16);
 		ck_assert_uint_eq(ord, 16);

@@ -507,10 +507,17 @@ START_TEST(connection_errors)
 	qp = nt_qp(&e, NULL);
 	addr.sin_addr.s_addr = htonl(0x0a000001);
 	ck_assert_int_eq(e.ad->Dispatch->NdkCreateConnector(e.ad, NULL, NULL, &c), STATUS_SUCCESS);
-	/* nobody listens */
+	/* nobody listens: the CM's REJ (invalid service ID) refuses it */
 	ck_assert_int_eq(c->Dispatch->NdkConnect(c, qp, NULL, 0, (PSOCKADDR)&addr, sizeof(addr),
 						 1, 1, NULL, 0, nt_req_cb, &w),
-			 STATUS_CONNECTION_REFUSED);
+			 STATUS_PENDING);
+	ck_assert_int_eq(nt_wait(&w), STATUS_CONNECTION_REFUSED);
+	/* no host at that address: ARP finds nobody */
+	addr.sin_addr.s_addr = htonl(0x0a000009);
+	ck_assert_int_eq(c->Dispatch->NdkConnect(c, qp, NULL, 0, (PSOCKADDR)&addr, sizeof(addr),
+						 1, 1, NULL, 0, nt_req_cb, &w),
+			 STATUS_HOST_UNREACHABLE);
+	addr.sin_addr.s_addr = htonl(0x0a000001);
 	/* bad address length, private data over MaxCallerData */
 	ck_assert_int_eq(c->Dispatch->NdkConnect(c, qp, NULL, 0, (PSOCKADDR)&addr, 4, 1, 1, NULL,
 						 0, nt_req_cb, &w), STATUS_INVALID_PARAMETER);
@@ -529,6 +536,67 @@ START_TEST(connection_errors)
 }
 END_TEST
 
+START_TEST(listen_ephemeral_and_reject)
+{
+	struct nt_env e;
+	struct sockaddr_in addr = { .sin_family = AF_INET }, got;
+	struct nt_conn n = { 0 };
+	struct nt_wait w = { 0 };
+	NDK_LISTENER *l2;
+	NDK_CONNECTOR *c;
+	NDK_QP *qp;
+	unsigned char pd[256];
+	ULONG len = sizeof(got);
+	uint64_t end;
+
+	nt_open(&e);
+	qp = nt_qp(&e, NULL);
+	addr.sin_addr.s_addr = htonl(0x0a000001);
+	/* port 0: the listener gets a port of its own */
+	ck_assert_int_eq(e.ad->Dispatch->NdkCreateListener(e.ad, nt_connect_event, &n, NULL,
+							   NULL, &n.lis), STATUS_SUCCESS);
+	ck_assert_int_eq(n.lis->Dispatch->NdkListen(n.lis, (PSOCKADDR)&addr, sizeof(addr), NULL,
+						    NULL), STATUS_SUCCESS);
+	ck_assert_int_eq(n.lis->Dispatch->NdkGetLocalAddress(n.lis, (PSOCKADDR)&got, &len),
+			 STATUS_SUCCESS);
+	ck_assert_uint_ne(ntohs(got.sin_port), 0);
+	/* the same port twice */
+	ck_assert_int_eq(e.ad->Dispatch->NdkCreateListener(e.ad, nt_connect_event, &n, NULL,
+							   NULL, &l2), STATUS_SUCCESS);
+	ck_assert_int_eq(l2->Dispatch->NdkListen(l2, (PSOCKADDR)&got, sizeof(got), NULL, NULL),
+			 STATUS_ADDRESS_ALREADY_EXISTS);
+	nt_close_obj(&l2->Header);
+	/* a request rejected with 148 bytes: the connector reads them back */
+	ck_assert_int_eq(e.ad->Dispatch->NdkCreateConnector(e.ad, NULL, NULL, &c), STATUS_SUCCESS);
+	ck_assert_int_eq(c->Dispatch->NdkConnect(c, qp, NULL, 0, (PSOCKADDR)&got, sizeof(got),
+						 1, 1, "no", 2, nt_req_cb, &w), STATUS_PENDING);
+	end = nt_ms() + 3000;
+	while (!atomic_load(&n.got)) {
+		ck_assert(nt_ms() < end);
+		usleep(100);
+	}
+	for (int i = 0; i < 148; i++)
+		pd[i] = (unsigned char)(i + 1);
+	/* more than a REJ carries */
+	ck_assert_int_eq(n.passive->Dispatch->NdkReject(n.passive, pd, 149),
+			 STATUS_INVALID_PARAMETER);
+	ck_assert_int_eq(n.passive->Dispatch->NdkReject(n.passive, pd, 148), STATUS_SUCCESS);
+	ck_assert_int_eq(nt_wait(&w), STATUS_CONNECTION_REFUSED);
+	memset(pd, 0, sizeof(pd));
+	len = sizeof(pd);
+	ck_assert_int_eq(c->Dispatch->NdkGetConnectionData(c, NULL, NULL, pd, &len),
+			 STATUS_SUCCESS);
+	ck_assert_uint_eq(len, 148);
+	for (int i = 0; i < 148; i++)
+		ck_assert_uint_eq(pd[i], (unsigned char)(i + 1));
+	nt_close_obj(&c->Header);
+	nt_close_obj(&n.passive->Header);
+	nt_close_obj(&n.lis->Header);
+	nt_close_obj(&qp->Header);
+	nt_close(&e);
+}
+END_TEST
+
 static Suite *ndk_qp_suite(void)
 {
 	Suite *s = suite_create("ndk_qp");
@@ -542,6 +610,7 @@ static Suite *ndk_qp_suite(void)
 	tcase_add_test(t, deferred_requests);
 	tcase_add_test(t, windows_bind_invalidate);
 	tcase_add_test(t, connection_errors);
+	tcase_add_test(t, listen_ephemeral_and_reject);
 	suite_add_tcase(s, t);
 	return s;
 }
