@@ -230,6 +230,10 @@ bool sc_check_frame(const struct sc_step *st, const struct sc_ctx *c,
 	if (x != NULL && HAS(st, ORIG) && sr_atmack_orig(x) != st->orig)
 		return SC_WHY("AtomicAckETH original data %" PRIu64 ", expected %" PRIu64,
 			      sr_atmack_orig(x), st->orig);
+	x = sr_pkt_ext(&p, SR_EXT_DETH);
+	if (x != NULL && HAS(st, QKEY) && sr_deth_qkey(x) != st->qkey)
+		return SC_WHY("DETH Q_Key 0x%x, expected 0x%x", sr_deth_qkey(x),
+			      st->qkey);
 	x = sr_pkt_ext(&p, SR_EXT_IMMDT);
 	if (HAS(st, IMM) && (x == NULL || sr_immdt_imm(x) != st->imm))
 		return SC_WHY("immediate data %s, expected 0x%x",
