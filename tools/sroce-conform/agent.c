@@ -10,7 +10,10 @@
  * One tester at a time; each SETUP replaces the previous QP.
  *
  *   sroce-conform-agent [--port P] [--bind ADDR] [--dev NAME] [--gid IDX]
- *                       [--once]
+ *                       [--once] [--die-after N]
+ *
+ * --die-after N: exit abruptly at the Nth command, without answering (how
+ * the tests check what the tester does when its agent dies).
  *
  * The protocol (one line each way; errors are "ERR text"):
  *   HELLO                                 OK agent 1 dev=NAME
@@ -440,8 +443,12 @@ static int ag_command(struct agent *a, char *line, char *out, size_t cap,
 	return snprintf(out, cap, "ERR unknown command %s", line);
 }
 
+static unsigned long ag_die_after;
+
 static void ag_serve(struct agent *a, int fd, const char *devname)
 {
+	unsigned long ncmd = 0;
+
 	static char out[70000];
 	char line[AG_LINE];
 	size_t n = 0;
@@ -462,6 +469,11 @@ static void ag_serve(struct agent *a, int fd, const char *devname)
 		if (n > 0 && line[n - 1] == '\r')
 			line[n - 1] = '\0';
 		n = 0;
+		if (ag_die_after && ++ncmd == ag_die_after) {
+			fprintf(stderr, "sroce-conform-agent: --die-after %lu: exiting\n",
+				ag_die_after);
+			_exit(3);
+		}
 		if (strcmp(line, "BYE") == 0) {
 			dprintf(fd, "OK\n");
 			break;
@@ -481,6 +493,7 @@ int main(int argc, char **argv)
 		{ "dev", required_argument, NULL, 'd' },
 		{ "gid", required_argument, NULL, 'g' },
 		{ "once", no_argument, NULL, 'o' },
+		{ "die-after", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct agent a = { .port = 1, .gid_index = 1 };
@@ -490,13 +503,14 @@ int main(int argc, char **argv)
 	int port = 7471, once = 0, c, n, ls, one = 1;
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 
-	while ((c = getopt_long(argc, argv, "p:b:d:g:o", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:b:d:g:oD:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p': port = atoi(optarg); break;
 		case 'b': bind_addr = optarg; break;
 		case 'd': want = optarg; break;
 		case 'g': a.gid_index = atoi(optarg); break;
 		case 'o': once = 1; break;
+		case 'D': ag_die_after = strtoul(optarg, NULL, 0); break;
 		default:
 			fprintf(stderr, "usage: %s [--port P] [--bind ADDR] [--dev NAME] [--gid IDX] [--once]\n",
 				argv[0]);

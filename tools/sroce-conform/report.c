@@ -25,11 +25,13 @@ void sc_report_verdict(FILE *f, const struct sc_scenario *sc,
 	if (r->verdict == SC_PASS)
 		fprintf(f, "Observed: every step as expected; the last frame checked: %s.\n",
 			r->observed);
+	else if (r->step < 0)
+		fprintf(f, "Observed: at setup (line %u of %s): %s.\n",
+			sc->line, sc->file, r->observed);
 	else
 		fprintf(f, "Observed: at step %d (line %u of %s): %s.\n",
-			r->step + 1,
-			r->step >= 0 ? sc->step[r->step].line : sc->line,
-			sc->file, r->observed);
+			r->step + 1, sc->step[r->step].line, sc->file,
+			r->observed);
 	if (r->frame && r->capture[0])
 		fprintf(f, "Frame #%u of %s shows it (%u frames in the capture).\n",
 			r->frame, r->capture, r->frames);
@@ -46,7 +48,9 @@ void sc_report_line(FILE *f, const struct sc_scenario *sc,
 	fprintf(f, "%-5s %-34s %-9s %-10s %5.2fs", verdict_names[r->verdict],
 		sc->name, sc->mandatory ? "mandatory" : "optional", sc->area,
 		r->seconds);
-	if (r->verdict != SC_PASS)
+	if (r->verdict != SC_PASS && r->step < 0)
+		fprintf(f, "  setup: %s", r->observed);
+	else if (r->verdict != SC_PASS)
 		fprintf(f, "  step %d: %s", r->step + 1, r->observed);
 	fputc('\n', f);
 }

@@ -58,6 +58,12 @@ struct sc_tester {
 	uint8_t dut_mac[6], dut_gid[16];
 	struct sc_ctx ctx;
 	char reply[SC_REPLY_MAX];
+	/* the trace: what each step observed (written live, read in replay) */
+	FILE *trace;
+	bool replay;
+	const char *rp;             /* replay: the next trace line */
+	bool out_of_step;           /* replay: the trace does not fit */
+	uint8_t rframe[SC_FRAME_MAX];
 };
 
 static uint64_t sc_now_ms(void)
@@ -104,6 +110,8 @@ static void sc_rx(void *ctx, const struct sr_link_frame *f, unsigned int n)
 
 static void sc_progress(struct sc_tester *t)
 {
+	if (t->replay)
+		return;
 	for (int i = 0; i < 20; i++)
 		if (sr_pmd_progress(t->dev) == 0)
 			break;
@@ -114,8 +122,36 @@ static void sc_progress_ms(struct sc_tester *t, uint32_t ms)
 {
 	uint64_t end = sc_now_ms() + ms;
 
+	if (t->replay)
+		return;
 	while (sc_now_ms() < end)
 		sc_progress(t);
+}
+
+/* ---- the trace ---- */
+
+static void sc_trace_hex(FILE *f, const uint8_t *p, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(f, "%02x", p[i]);
+}
+
+/* The next line of the replayed trace (without its newline) in buf. */
+static bool sc_trace_next(struct sc_tester *t, char *buf, size_t cap)
+{
+	const char *nl;
+	size_t n;
+
+	if (t->rp == NULL || *t->rp == '\0')
+		return false;
+	nl = strchr(t->rp, '\n');
+	n = nl ? (size_t)(nl - t->rp) : strlen(t->rp);
+	if (n >= cap)
+		return false;
+	memcpy(buf, t->rp, n);
+	buf[n] = '\0';
+	t->rp += n + (nl != NULL);
+	return true;
 }
 
 /* ---- the agent ---- */
@@ -160,6 +196,20 @@ static int sc_agent(struct sc_tester *t, const char *fmt, ...)
 	va_list ap;
 	int len;
 
+	if (t->replay) {
+		static char line[SC_REPLY_MAX + 4];
+
+		if (!sc_trace_next(t, line, sizeof(line)) ||
+		    strncmp(line, "A ", 2) != 0) {
+			t->out_of_step = true;
+			snprintf(t->reply, sizeof(t->reply),
+				 "the trace has no agent answer here");
+			return -EPIPE;
+		}
+		memcpy(t->reply, line + 2, strnlen(line + 2, sizeof(t->reply) - 1));
+		t->reply[strnlen(line + 2, sizeof(t->reply) - 1)] = '\0';
+		return 0;
+	}
 	if (t->fd < 0)
 		return -EPIPE;
 	va_start(ap, fmt);
@@ -187,6 +237,8 @@ static int sc_agent(struct sc_tester *t, const char *fmt, ...)
 
 		if (nl != NULL) {
 			*nl = '\0';
+			if (t->trace != NULL)
+				fprintf(t->trace, "A %s\n", t->reply);
 			return 0;
 		}
 		if (n == sizeof(t->reply) - 1)
@@ -354,6 +406,9 @@ static int sc_send_one(struct sc_tester *t, const struct sc_scenario *sc,
 	len = sr_build_finish(frame, &pkt);
 	if (HAS(st, BADICRC))
 		frame[len - 1] ^= 0x5a;
+	if (t->replay)
+		return 0;
+	buf = NULL;
 	for (int i = 0; i < 100000; i++) {
 		buf = t->ops->tx_alloc(sr_pmd_link(t->dev), len, &cookie);
 		if (buf != NULL)
@@ -373,11 +428,42 @@ static int sc_send_one(struct sc_tester *t, const struct sc_scenario *sc,
 
 /* ---- the steps ---- */
 
+/* "F NO HEX" is a frame, "T" the wait that ended with none. */
+static bool sc_pop_replay(struct sc_tester *t, uint8_t **f, uint32_t *len,
+			  uint32_t *no)
+{
+	static char line[2 * SC_FRAME_MAX + 32];
+	const char *hex;
+	uint32_t n = 0;
+
+	if (!sc_trace_next(t, line, sizeof(line)))
+		goto out_of_step;
+	if (strcmp(line, "T") == 0)
+		return false;
+	if (sscanf(line, "F %u ", no) != 1 || (hex = strchr(line + 2, ' ')) == NULL)
+		goto out_of_step;
+	for (hex++; hex[0] && hex[1] && n < SC_FRAME_MAX; hex += 2) {
+		unsigned int v;
+
+		if (sscanf(hex, "%2x", &v) != 1)
+			goto out_of_step;
+		t->rframe[n++] = (uint8_t)v;
+	}
+	*f = t->rframe;
+	*len = n;
+	return true;
+out_of_step:
+	t->out_of_step = true;
+	return false;
+}
+
 static bool sc_pop(struct sc_tester *t, uint32_t ms, uint8_t **f,
 		   uint32_t *len, uint32_t *no)
 {
 	uint64_t end = sc_now_ms() + ms;
 
+	if (t->replay)
+		return sc_pop_replay(t, f, len, no);
 	for (;;) {
 		if (t->rx_head != t->rx_tail) {
 			struct sc_rxf *s = &t->rxq[t->rx_head % SC_RXQ];
@@ -386,10 +472,18 @@ static bool sc_pop(struct sc_tester *t, uint32_t ms, uint8_t **f,
 			*len = s->len;
 			*no = t->rx_frameno[t->rx_head % SC_RXQ];
 			t->rx_head++;
+			if (t->trace != NULL) {
+				fprintf(t->trace, "F %u ", *no);
+				sc_trace_hex(t->trace, *f, *len);
+				fputc('\n', t->trace);
+			}
 			return true;
 		}
-		if (sc_now_ms() >= end)
+		if (sc_now_ms() >= end) {
+			if (t->trace != NULL)
+				fprintf(t->trace, "T\n");
 			return false;
+		}
 		sc_progress(t);
 	}
 }
@@ -578,7 +672,7 @@ static enum sc_verdict sc_setup(struct sc_tester *t,
 	char gid[40], tg[33];
 	int rc;
 
-	if (t->fd < 0 && sc_agent_connect(t) != 0)
+	if (!t->replay && t->fd < 0 && sc_agent_connect(t) != 0)
 		return sc_fail(r, SC_ERROR, 0, "the agent is unreachable");
 	rc = sc_agent(t, "SETUP %s %u %s", qp_names[sc->qp_type], sc->mr_len,
 		      sc->access[0] ? sc->access : "-");
@@ -597,6 +691,8 @@ static enum sc_verdict sc_setup(struct sc_tester *t,
 		      sc->qkey);
 	if (rc != 0 || strncmp(t->reply, "OK", 2) != 0)
 		return sc_fail(r, SC_ERROR, 0, "agent connect: %s", t->reply);
+	if (t->replay)
+		return SC_PASS;
 	end = sc_now_ms() + 5000;
 	while ((rc = sr_pmd_resolve(t->dev, t->dut_gid, t->dut_mac)) ==
 		       -EAGAIN || rc == -EHOSTUNREACH) {
@@ -623,12 +719,24 @@ void sc_run(struct sc_tester *t, const struct sc_scenario *sc,
 	t->ctx.tqpn = SC_TQPN_BASE + (idx & 0x3fff);
 	t->ctx.tpsn = sc->tpsn;
 	t->ctx.dpsn = sc->dpsn;
-	snprintf(r->capture, sizeof(r->capture), "%s/%s.pcap", t->o.out_dir,
-		 sc->name);
+	if (!t->replay)
+		snprintf(r->capture, sizeof(r->capture), "%s/%s.pcap",
+			 t->o.out_dir, sc->name);
 	t->rx_head = t->rx_tail = 0;
 	t->frames = 0;
+	t->out_of_step = false;
+	if (!t->replay) {
+		char path[600];
+
+		snprintf(path, sizeof(path), "%s/%s.trace", t->o.out_dir,
+			 sc->name);
+		t->trace = fopen(path, "w");
+		if (t->trace != NULL)
+			fprintf(t->trace, "# sroce-conform trace of %s against %s\nC %u\n",
+				sc->name, t->dut_name, t->ctx.tqpn);
+	}
 	v = sc_setup(t, sc, r);
-	if (v == SC_PASS) {
+	if (v == SC_PASS && !t->replay) {
 		t->cap = sr_capture_open(r->capture, 65535, err, sizeof(err));
 		if (t->cap == NULL)
 			v = sc_fail(r, SC_ERROR, 0, "capture: %s", err);
@@ -639,6 +747,16 @@ void sc_run(struct sc_tester *t, const struct sc_scenario *sc,
 	}
 	if (v == SC_PASS)
 		r->step = -1;
+	if (t->out_of_step && v != SC_ERROR) {
+		v = SC_ERROR;
+		snprintf(r->observed, sizeof(r->observed),
+			 "the trace does not fit the scenario at step %d",
+			 r->step + 1);
+	}
+	if (t->trace != NULL) {
+		fclose(t->trace);
+		t->trace = NULL;
+	}
 	if (t->cap != NULL) {
 		/* what arrives just after the last step belongs to it too */
 		sc_progress_ms(t, 20);
@@ -650,4 +768,40 @@ void sc_run(struct sc_tester *t, const struct sc_scenario *sc,
 	r->seconds = (double)(sc_now_ms() - t0) / 1000.0;
 	if (v == SC_PASS && r->observed[0] == '\0')
 		snprintf(r->observed, sizeof(r->observed), "as expected");
+}
+
+/* ---- replay: the same steps against a recorded trace ---- */
+
+struct sc_tester *sc_tester_replay_create(void)
+{
+	struct sc_tester *t = calloc(1, sizeof(*t));
+
+	if (t == NULL)
+		return NULL;
+	t->replay = true;
+	t->fd = -1;
+	t->o.wait_ms = 2000;
+	t->o.quiet_ms = 300;
+	t->o.out_dir = ".";
+	snprintf(t->dut_name, sizeof(t->dut_name), "replay");
+	return t;
+}
+
+void sc_run_replay(struct sc_tester *t, const struct sc_scenario *sc,
+		   const char *trace, struct sc_result *r)
+{
+	unsigned int tqpn = SC_TQPN_BASE;
+	const char *c;
+
+	t->rp = trace;
+	/* skip comments; "C TQPN" gives the tester QPN of the recording */
+	for (c = trace; c != NULL && (*c == '#' || *c == 'C');) {
+		if (*c == 'C')
+			sscanf(c, "C %u", &tqpn);
+		c = strchr(c, '\n');
+		if (c != NULL)
+			c++;
+	}
+	t->rp = c;
+	sc_run(t, sc, tqpn - SC_TQPN_BASE, r);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * run.h — the tester: plays a scenario against the DUT over a sroce port
- * (pmd/) and through the agent (TCP), checking each step (check.h).
+ * (pmd/) and through the agent (TCP), checking each step (checker.h).
  */
 #ifndef SC_RUN_H
 #define SC_RUN_H
@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "check.h"
+#include "checker.h"
 #include "scenario.h"
 
 struct sr_pmd_dev;
@@ -50,5 +50,16 @@ void sc_run(struct sc_tester *t, const struct sc_scenario *sc,
 
 /* Has the DUT ever answered (a frame to the tester) in this run? */
 bool sc_tester_dut_answered(const struct sc_tester *t);
+
+/*
+ * Replay: play a scenario against a trace (OUT/NAME.trace, written by every
+ * live run: the tester QPN, each agent answer, each frame the DUT sent and
+ * each wait that ended without one) instead of a DUT.  The checkers see
+ * exactly what they saw live; the unit tests feed them recorded good and
+ * bad answers this way.  No port, no agent.
+ */
+struct sc_tester *sc_tester_replay_create(void);
+void sc_run_replay(struct sc_tester *t, const struct sc_scenario *sc,
+		   const char *trace, struct sc_result *r);
 
 #endif /* SC_RUN_H */

@@ -7,7 +7,7 @@
  * optional), the DUT's queue pair and memory region, and a list of steps.
  * The tester (tester.c) plays the steps in order: it sends frames it
  * builds, waits for the DUT's frames and the agent's completions, and
- * hands each observation to a checker (check.c), which says whether it is
+ * hands each observation to a checker (checker.c), which says whether it is
  * what the step expects.
  *
  * PSNs in a step are offsets: a request the tester sends, and a response

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * check.h — the checkers: is what the DUT did what a step expects?
+ * checker.h — the checkers: is what the DUT did what a step expects?
  *
  * Pure functions of the step, the scenario's context and the observation
  * (a frame, a completion, the MR's bytes, the QP state).  Each returns true
  * on a match and otherwise writes why not (one line) into why.
  */
-#ifndef SC_CHECK_H
-#define SC_CHECK_H
+#ifndef SC_CHECKER_H
+#define SC_CHECKER_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -66,4 +66,4 @@ void sc_frame_describe(const struct sc_ctx *c, const uint8_t *frame,
 /* One line saying what a step expects. */
 void sc_step_describe(const struct sc_step *st, char *out, size_t cap);
 
-#endif /* SC_CHECK_H */
+#endif /* SC_CHECKER_H */

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * check.c — the checkers of sroce-conform (check.h).
+ * checker.c — the checkers of sroce-conform (checker.h).
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "check.h"
+#include "checker.h"
 #include "scfile.h"
 #include "wire/build.h"
 #include "wire/parse.h"
