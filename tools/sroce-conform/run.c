@@ -408,6 +408,11 @@ static int sc_send_one(struct sc_tester *t, const struct sc_scenario *sc,
 		frame[len - 1] ^= 0x5a;
 	if (t->replay)
 		return 0;
+	if (len > sr_pmd_mtu(t->dev) + 18u) {
+		snprintf(why, cap, "the tester's port (IP MTU %u) cannot carry this %u-byte frame",
+			 sr_pmd_mtu(t->dev), len);
+		return -EMSGSIZE;
+	}
 	buf = NULL;
 	for (int i = 0; i < 100000; i++) {
 		buf = t->ops->tx_alloc(sr_pmd_link(t->dev), len, &cookie);
