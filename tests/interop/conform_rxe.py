@@ -10,10 +10,12 @@ runs in the lab's namespace on a net_af_packet port on rxehost0 as
 10.77.0.100 (kernel-assisted mode: the namespace's kernel answers ARP for
 it and carries the TCP connection to the agent).
 
-  conform_rxe.py --build DIR [--out DIR] [--only REGEX]
+  conform_rxe.py --build DIR [--out DIR] [--only REGEX] [--findings FILE]
 
-Exit status: the tester's (0: every mandatory scenario passed).  Run it
-under flock -o /tmp/rxelab.lock (the lab is shared).
+Exit status: the tester's (0: every mandatory scenario passed); with
+--findings, 0 when the scenarios that did not pass are exactly the known
+findings listed there (name and verdict), else 1 with the differences.
+Run it under flock -o /tmp/rxelab.lock (the lab is shared).
 """
 import argparse
 import os
@@ -34,6 +36,7 @@ def main():
     ap.add_argument('--build', required=True)
     ap.add_argument('--out', default='/tmp/sroce-conform-rxe')
     ap.add_argument('--only')
+    ap.add_argument('--findings')
     ap.add_argument('--rxevm', default=os.path.join(
         os.path.dirname(os.path.abspath(__file__)), '..', '..', '..',
         'shared', 'rxe-vm', 'rxe-vm'))
@@ -75,11 +78,46 @@ def main():
     if a.only:
         cmd += ['--only', a.only]
     time.sleep(1)               # the agent's listen
-    r = subprocess.run(cmd, env=env, timeout=1500)
+    r = subprocess.run(cmd, env=env, timeout=1500, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, universal_newlines=True)
     if lab.job_rc(jid) is None:
         lab.job_kill(jid)
+    out = '\n'.join(l for l in r.stdout.splitlines()
+                    if not l.startswith('memif_connect'))
+    print(out)
+    with open(os.path.join(a.out, 'summary.txt'), 'w') as f:
+        f.write(out + '\n')
     log('conform_rxe: agent output:\n' + lab.job_out(jid)[-2000:])
-    return r.returncode
+    if not a.findings:
+        return r.returncode
+    known = {}
+    with open(a.findings) as f:
+        for line in f:
+            w = line.split()
+            if w and not w[0].startswith('#'):
+                known[w[0]] = w[1]
+    seen, ran = {}, set()
+    for line in out.splitlines():
+        w = line.split()
+        if len(w) > 1 and w[0] in ('PASS', 'FAIL', 'ERROR'):
+            ran.add(w[1])
+            if w[0] != 'PASS':
+                seen[w[1]] = w[0]
+    diff = []
+    for name, v in sorted(seen.items()):
+        if known.get(name) != v:
+            diff.append('%s: %s, not a known finding' % (name, v))
+    for name, v in sorted(known.items()):
+        if name in ran and name not in seen:
+            diff.append('%s: passes now (known as %s): update %s'
+                        % (name, v, a.findings))
+    if len(ran) == 0:
+        diff.append('no scenario ran (tester exit status %d)' % r.returncode)
+    for d in diff:
+        print('conform_rxe: ' + d)
+    print('conform_rxe: %d scenarios, %d known findings seen, %d differences'
+          % (len(ran), len(seen), len(diff)))
+    return 1 if diff else 0
 
 
 if __name__ == '__main__':
