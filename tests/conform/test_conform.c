@@ -11,7 +11,13 @@
  * observation damaged (the DUT's frame with another PSN, syndrome and
  * payload; a frame where none came; another completion status; other
  * memory bytes; another QP state) — must fail.
+ *
+ * rxe: the traces of a live run against Linux rxe in the rxe-vm lab
+ * (tests/data/conform/rxe) are recorded answers of another device: each
+ * replays to the verdict it had live — FAIL for rxe's findings (real bad
+ * answers: tests/interop/conform_rxe_findings.txt), PASS for the rest.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,6 +283,36 @@ START_TEST(replay_good_and_bad)
 }
 END_TEST
 
+static const char *const rxe_findings[] = {
+	"resp.dup_read_middle", "resp.uc_gap_drops_message", "req.ghost_ack",
+};
+
+START_TEST(replay_rxe)
+{
+	const struct sc_scenario *sc = &shipped.sc[_i];
+	struct sc_tester *t;
+	struct sc_result r;
+	bool finding = false;
+	char path[512];
+	char *trace;
+
+	snprintf(path, sizeof(path), "%s/../rxe/%s.trace", SC_TRACE_DIR,
+		 sc->name);
+	trace = slurp(path);
+	if (trace == NULL)       /* not run against rxe (the lab's MTU) */
+		return;
+	for (size_t k = 0; k < sizeof(rxe_findings) / sizeof(*rxe_findings); k++)
+		finding |= strcmp(rxe_findings[k], sc->name) == 0;
+	t = sc_tester_replay_create();
+	sc_run_replay(t, sc, trace, &r);
+	ck_assert_msg(r.verdict == (finding ? SC_FAIL : SC_PASS),
+		      "%s: rxe's recorded answer: verdict %d (%s)", sc->name,
+		      r.verdict, r.observed);
+	free(trace);
+	sc_tester_destroy(t);
+}
+END_TEST
+
 /* A trace that stops early is an error of the replay, not a pass. */
 START_TEST(short_trace_is_an_error)
 {
@@ -303,6 +339,7 @@ static Suite *conform_suite(void)
 	tc = tcase_create("replay");
 	tcase_add_loop_test(tc, replay_good_and_bad, 0, (int)shipped.n);
 	tcase_add_test(tc, short_trace_is_an_error);
+	tcase_add_loop_test(tc, replay_rxe, 0, (int)shipped.n);
 	suite_add_tcase(s, tc);
 	return s;
 }
