@@ -7,6 +7,8 @@
  *                 [--only REGEX] [--area AREA] [--out DIR] [--junit FILE]
  *                 [--keep-captures] [--wait-ms N] [--quiet-ms N] [--list]
  *
+ * Without --scenarios, the scenario files of the build tree, else the
+ * installed ones (<datadir>/sroce/conform).
  * The port is sroce's (SROCE_CONFIG, else the default link; SROCE_NODE);
  * the DUT's agent (sroce-conform-agent) listens on HOST:PORT (7471).
  * --only reruns the scenarios whose names match, with their captures kept.
@@ -114,8 +116,18 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc)
 		return usage(argv[0]);
-	if (!loaded && sc_load(&l, SC_SCENARIO_DIR) < 0)
-		status |= 8;
+	if (!loaded) {
+		struct stat st;
+		const char *dir = SC_SCENARIO_DIR;
+
+#ifdef SC_SCENARIO_INSTALL_DIR
+		/* the build tree's, else the installed copy */
+		if (stat(dir, &st) != 0)
+			dir = SC_SCENARIO_INSTALL_DIR;
+#endif
+		if (sc_load(&l, dir) < 0)
+			status |= 8;
+	}
 	if (l.nerrors)
 		status |= 8;
 	for (size_t i = 0; i < l.nerrors; i++)
