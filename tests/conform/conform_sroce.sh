@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# conform_sroce.sh SHIM_DIR AGENT TESTER
+# conform_sroce.sh SHIM_DIR AGENT TESTER SCENARIO_DIR
 #
 # sroce-conform against sroce itself: sroce-conform-agent (plain
 # libibverbs) runs on the drop-in libibverbs as node 0 of the default
@@ -10,11 +10,14 @@
 # mandatory scenario passes (the tester's exit status 0) and the reports
 # are there: a verdict per scenario and junit.xml with every scenario.
 # Then the bad-input paths: an agent that dies mid-run makes the rest
-# ERROR (exit status has 4) with a clear line, and the run goes on.
+# ERROR (exit status has 4) with a clear line, and the run goes on; a
+# scenario file with an error is reported at its line, the other
+# scenarios are still read (exit status has 8).
 set -u
 shim=$1
 agent=$2
 tester=$3
+scenarios=$4
 
 tmp=$(mktemp -d /tmp/sroce-conform.XXXXXX)
 . "$(dirname "$0")/../harness.sh"
@@ -56,4 +59,14 @@ grep -q 'ERROR .*the agent closed the connection' "$tmp/tester2.log" ||
 	fail "no clear line about the agent's death"
 [ "$(grep -c '^ERROR .*the agent is unreachable' "$tmp/tester2.log")" -eq 3 ] ||
 	fail "the scenarios after the agent's death are not each an error"
+# A scenario file with an error next to the good ones
+printf '%s\n' 'scenario x.bad' 'area responder' 'ref none' 'send NOT_AN_OPCODE psn=0' 'end' \
+	> "$tmp/bad.sc"
+env -u LD_LIBRARY_PATH "$tester" --list --scenarios "$scenarios" --scenarios "$tmp/bad.sc" \
+	> "$tmp/list.log" 2>&1
+rc3=$?
+[ $((rc3 & 8)) -eq 8 ] || fail "a bad scenario file: exit status $rc3, expected the bit 8"
+grep -q "bad.sc:4: send: 'NOT_AN_OPCODE' is not an opcode" "$tmp/list.log" ||
+	fail "the bad scenario file's error is not reported at its line"
+[ "$(grep -c mandatory "$tmp/list.log")" -ge 60 ] || fail "the good scenarios were not read"
 echo "conform_sroce: $n scenarios, every mandatory one passes; a dead agent gives exit status $rc"

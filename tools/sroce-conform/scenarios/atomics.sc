@@ -109,3 +109,17 @@ send ATOMIC_ACKNOWLEDGE psn=0 aeth=ack msn=1 orig=5
 cqe status=SUCCESS op=COMP_SWAP
 mem off=0 u64=5
 end
+
+scenario atomic.req_resend
+area atomics
+ref IBA 9.7.6 (after a sequence NAK the requester resends the atomic, operands unchanged)
+title the DUT resends its FETCH_ADD after a sequence NAK
+conforming the same FETCH_ADD (PSN +0, add 7) again; success with the original data of the answer
+post fetch_add off=0 len=8 va=0x10000 rkey=0x1234 add=7
+expect FETCH_ADD psn=0 swap=7
+send ACKNOWLEDGE psn=0 aeth=nak:seq msn=0
+expect FETCH_ADD psn=0 swap=7 va=0x10000
+send ATOMIC_ACKNOWLEDGE psn=0 aeth=ack msn=1 orig=100
+cqe status=SUCCESS op=FETCH_ADD
+mem off=0 u64=100
+end

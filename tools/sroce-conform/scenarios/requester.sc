@@ -242,3 +242,16 @@ cqe status=SUCCESS op=RDMA_READ
 cqe status=SUCCESS op=RDMA_WRITE
 mem off=0 len=16 pattern=9
 end
+
+scenario req.psn_wrap
+area requester
+ref IBA 9.7.1 (PSNs wrap from 0xffffff to 0)
+qp rc dpsn=0xffffff
+title a 2-packet WRITE starting at PSN 0xffffff continues at PSN 0
+conforming WRITE_FIRST at 0xffffff, WRITE_LAST at 0; success after the ACK of 0
+post write off=0 len=2048 va=0x10000 rkey=0x1234
+expect WRITE_FIRST psn=0 len=2048
+expect WRITE_LAST psn=1 ackreq
+send ACKNOWLEDGE psn=1 aeth=ack msn=1
+cqe status=SUCCESS op=RDMA_WRITE
+end

@@ -344,3 +344,48 @@ send WRITE_ONLY psn=3 va=3000 payload=64 pattern=32
 expect-none
 mem off=3000 len=64 pattern=32
 end
+
+scenario resp.gap_inside_write
+area responder
+ref IBA 9.7.4 / 9.7.5.2.1 (a gap inside a message: sequence NAK at the first missing PSN)
+title WRITE_FIRST +0 then WRITE_LAST +2 (MIDDLE +1 lost) gets a PSN-sequence NAK at +1
+conforming NAK "PSN sequence error" carrying PSN +1
+send WRITE_FIRST psn=0 va=0 len=2500 payload=1024 pattern=33
+send WRITE_LAST psn=2 payload=452 pattern=33 off=2048 ackreq
+expect ACKNOWLEDGE psn=1 aeth=nak:seq
+end
+
+scenario resp.psn_wrap
+area responder
+ref IBA 9.7.1 (PSNs are 24 bits and wrap from 0xffffff to 0)
+qp rc tpsn=0xfffffe
+title three WRITEs on PSNs 0xfffffe, 0xffffff, 0 are accepted in order
+conforming an ACK for PSN 0 (+2) with MSN 3
+send WRITE_ONLY psn=0 va=0 payload=8 pattern=34
+send WRITE_ONLY psn=1 va=8 payload=8 pattern=35
+send WRITE_ONLY psn=2 va=16 payload=8 pattern=36 ackreq
+expect ACKNOWLEDGE psn=2 aeth=ack msn=3
+mem off=16 len=8 pattern=36
+end
+
+scenario resp.send_too_long
+area responder
+ref IBA 9.7.4 / 11.6.2 (a SEND longer than the receive buffer: Invalid Request NAK, local length error at the responder)
+title a 64-byte SEND into a 16-byte receive is NAKed Invalid Request and the receive completes in error
+conforming NAK Invalid Request at PSN +0; the receive's completion LOC_LEN_ERR
+recv off=0 len=16
+send SEND_ONLY psn=0 payload=64 pattern=37 ackreq
+expect ACKNOWLEDGE psn=0 aeth=nak:inv
+cqe status=LOC_LEN_ERR
+end
+
+scenario resp.write_imm_zero_len
+area responder
+ref IBA 9.4.3 RDMA WRITE with immediate, length 0
+title a zero-length WRITE_ONLY_WITH_IMMEDIATE completes a receive with its immediate
+conforming an ACK and a RECV_RDMA_WITH_IMM completion of length 0 with immediate 0x5
+recv off=0 len=16
+send WRITE_ONLY_WITH_IMMEDIATE psn=0 va=0 rkey=0 len=0 payload=0 imm=0x5 ackreq
+expect ACKNOWLEDGE psn=0 aeth=ack
+cqe status=SUCCESS op=RECV_RDMA_WITH_IMM len=0 imm=0x5
+end
