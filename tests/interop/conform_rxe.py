@@ -37,9 +37,9 @@ def main():
     ap.add_argument('--out', default='/tmp/sroce-conform-rxe')
     ap.add_argument('--only')
     ap.add_argument('--findings')
-    ap.add_argument('--rxevm', default=os.path.join(
+    ap.add_argument('--rxevm', default=os.environ.get('RXEVM', os.path.join(
         os.path.dirname(os.path.abspath(__file__)), '..', '..', '..',
-        'shared', 'rxe-vm', 'rxe-vm'))
+        'shared', 'rxe-vm', 'rxe-vm')))
     a = ap.parse_args()
     agent = os.path.join(a.build, 'tools', 'sroce-conform', 'sroce-conform-agent')
     tester = os.path.join(a.build, 'tools', 'sroce-conform', 'sroce-conform')
