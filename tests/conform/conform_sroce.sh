@@ -11,6 +11,7 @@
 # are there: a verdict per scenario and junit.xml with every scenario.
 # Then the bad-input paths: an agent that dies mid-run makes the rest
 # ERROR (exit status has 4) with a clear line, and the run goes on; a
+# silent DUT (its frames dropped) fails the waiting steps clearly (1+16); a
 # scenario file with an error is reported at its line, the other
 # scenarios are still read (exit status has 8).
 set -u
@@ -59,6 +60,24 @@ grep -q 'ERROR .*the agent closed the connection' "$tmp/tester2.log" ||
 	fail "no clear line about the agent's death"
 [ "$(grep -c '^ERROR .*the agent is unreachable' "$tmp/tester2.log")" -eq 3 ] ||
 	fail "the scenarios after the agent's death are not each an error"
+# A DUT that does not answer: the tester's own port drops every RoCEv2
+# frame it receives (fault rule).  The steps that wait say so, the exit
+# status has 1 (mandatory failed) and 16 (the DUT never sent a frame).
+conf tester "port = default" "node = 1" "run_dir = $tmp" "stats_dir = off" "fault = rx drop"
+SROCE_NODE=0 LD_LIBRARY_PATH=$shim timeout 120 "$agent" --bind 127.0.0.1 \
+	--port "$port" --once > "$tmp/agent3.log" 2>&1 &
+pids=$!
+SROCE_CONFIG=$tmp/tester.conf env -u LD_LIBRARY_PATH timeout 120 "$tester" \
+	--agent "127.0.0.1:$port" --wait-ms 500 --only '^(resp\.write_only|resp\.read_only)$' \
+	--out "$tmp/out3" > "$tmp/tester3.log" 2>&1
+rc=$?
+grep -E '^(PASS|FAIL|ERROR)' "$tmp/tester3.log"
+[ $((rc & 17)) -eq 17 ] || fail "a silent DUT: exit status $rc, expected the bits 1 and 16"
+[ "$(grep -c '^FAIL .*no frame from the DUT within 500 ms' "$tmp/tester3.log")" -eq 2 ] ||
+	fail "a silent DUT is not said clearly"
+wait $pids
+pids=""
+
 # A scenario file with an error next to the good ones
 printf '%s\n' 'scenario x.bad' 'area responder' 'ref none' 'send NOT_AN_OPCODE psn=0' 'end' \
 	> "$tmp/bad.sc"
@@ -69,4 +88,4 @@ rc3=$?
 grep -q "bad.sc:4: send: 'NOT_AN_OPCODE' is not an opcode" "$tmp/list.log" ||
 	fail "the bad scenario file's error is not reported at its line"
 [ "$(grep -c mandatory "$tmp/list.log")" -ge 60 ] || fail "the good scenarios were not read"
-echo "conform_sroce: $n scenarios, every mandatory one passes; a dead agent gives exit status $rc"
+echo "conform_sroce: $n scenarios, every mandatory one passes; a dead agent (4), a silent DUT (1+16) and a bad scenario file (8) give their exit status bits"
