@@ -24,6 +24,9 @@
  *   POST op off len rva rkey imm swap cmp OK   (op: send, send_imm, write,
  *                                         write_imm, read, cmp_swap, fetch_add)
  *   POLL ms                               CQE status opcode len imm | NONE
+ *   BIND off len                          OK rkey=N (a type 1 memory window over
+ *                                         the MR's [off, off+len), remote read
+ *                                         and write; its completion consumed)
  *   READ off len                          DATA HEX
  *   FILL off len pattern                  OK (pattern byte i = s*31+i)
  *   FILL64 off value                      OK
@@ -56,6 +59,7 @@ struct agent {
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
 	struct ibv_ah *ah;
+	struct ibv_mw *mw;
 	uint8_t *buf;
 	size_t len;
 	int gid_index;
@@ -67,6 +71,9 @@ struct agent {
 
 static void ag_free_qp(struct agent *a)
 {
+	if (a->mw != NULL)
+		ibv_dealloc_mw(a->mw);
+	a->mw = NULL;
 	if (a->ah != NULL)
 		ibv_destroy_ah(a->ah);
 	if (a->qp != NULL)
@@ -110,6 +117,8 @@ static int ag_setup(struct agent *a, char *args, char *out, size_t cap)
 		acc |= IBV_ACCESS_REMOTE_WRITE;
 	if (strchr(access, 'a'))
 		acc |= IBV_ACCESS_REMOTE_ATOMIC;
+	if (strchr(access, 'm'))
+		acc |= IBV_ACCESS_MW_BIND;
 	if (a->type == IBV_QPT_UD)
 		acc = IBV_ACCESS_LOCAL_WRITE;
 	if (posix_memalign((void **)&a->buf, 4096, len) != 0)
@@ -371,6 +380,41 @@ static int ag_poll(struct agent *a, char *args, char *out, size_t cap)
 	}
 }
 
+static int ag_bind(struct agent *a, char *args, char *out, size_t cap)
+{
+	unsigned long off, len;
+	struct ibv_mw_bind b;
+	struct ibv_wc wc;
+	int n = 0;
+
+	if (a->qp == NULL || sscanf(args, "%lu %lu", &off, &len) != 2 ||
+	    !ag_range(a, off, len))
+		return snprintf(out, cap, "ERR usage: BIND off len (inside the MR)");
+	if (a->mw == NULL)
+		a->mw = ibv_alloc_mw(a->pd, IBV_MW_TYPE_1);
+	if (a->mw == NULL)
+		return snprintf(out, cap, "ERR ibv_alloc_mw: %s", strerror(errno));
+	memset(&b, 0, sizeof(b));
+	b.wr_id = ++a->wr_id;
+	b.send_flags = IBV_SEND_SIGNALED;
+	b.bind_info.mr = a->mr;
+	b.bind_info.addr = (uintptr_t)(a->buf + off);
+	b.bind_info.length = len;
+	b.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_READ |
+				      IBV_ACCESS_REMOTE_WRITE;
+	if (ibv_bind_mw(a->qp, a->mw, &b) != 0)
+		return snprintf(out, cap, "ERR ibv_bind_mw: %s", strerror(errno));
+	for (int i = 0; i < 20000 && n == 0; i++) {
+		n = ibv_poll_cq(a->cq, 1, &wc);
+		if (n == 0)
+			usleep(50);
+	}
+	if (n != 1 || wc.status != IBV_WC_SUCCESS)
+		return snprintf(out, cap, "ERR the bind did not complete (%s)",
+				n == 1 ? ibv_wc_status_str(wc.status) : "no completion");
+	return snprintf(out, cap, "OK rkey=%u", a->mw->rkey);
+}
+
 static int ag_qpstate(struct agent *a, char *out, size_t cap)
 {
 	static const char *const names[] = {
@@ -413,6 +457,8 @@ static int ag_command(struct agent *a, char *line, char *out, size_t cap,
 		return ag_poll(a, args, out, cap);
 	if (strcmp(line, "QPSTATE") == 0)
 		return ag_qpstate(a, out, cap);
+	if (strcmp(line, "BIND") == 0)
+		return ag_bind(a, args, out, cap);
 	if (strcmp(line, "READ") == 0) {
 		size_t n = 5;
 

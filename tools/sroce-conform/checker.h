@@ -21,6 +21,7 @@ struct sc_ctx {
 	uint32_t tqpn;           /* the tester's QPN (the DUT's peer) */
 	uint32_t dqpn;           /* the DUT's QPN */
 	uint32_t rkey;           /* the DUT MR's rkey */
+	uint32_t mw_rkey;        /* its memory window's, once bound */
 	uint64_t va;             /* the DUT MR's address */
 };
 

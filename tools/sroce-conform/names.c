@@ -43,7 +43,7 @@ static const char *const kind_names[] = {
 	[SC_EXPECT_NONE] = "expect-none", [SC_RECV] = "recv",
 	[SC_POST] = "post", [SC_CQE] = "cqe", [SC_CQE_NONE] = "cqe-none",
 	[SC_MEM] = "mem", [SC_FILL] = "fill", [SC_QPSTATE] = "qpstate",
-	[SC_WAIT] = "wait",
+	[SC_WAIT] = "wait", [SC_BIND] = "bind",
 };
 
 const char *sc_step_kind_name(enum sc_step_kind k)

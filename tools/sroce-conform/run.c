@@ -347,6 +347,8 @@ static uint32_t sc_rkey(const struct sc_tester *t, uint64_t v, bool has)
 		return t->ctx.rkey;
 	if (v == SC_BAD_RKEY)
 		return (t->ctx.rkey & ~0xffu) | ((t->ctx.rkey + 1) & 0xffu);
+	if (v == SC_MW_RKEY)
+		return t->ctx.mw_rkey;
 	return (uint32_t)v;
 }
 
@@ -648,6 +650,11 @@ static enum sc_verdict sc_step(struct sc_tester *t,
 		return SC_PASS;
 	case SC_WAIT:
 		sc_progress_ms(t, st->ms);
+		return SC_PASS;
+	case SC_BIND:
+		rc = sc_agent(t, "BIND %u %u", st->off, st->len);
+		if (rc != 0 || sscanf(t->reply, "OK rkey=%u", &t->ctx.mw_rkey) != 1)
+			return sc_fail(r, SC_ERROR, 0, "agent bind: %s", t->reply);
 		return SC_PASS;
 	}
 	return SC_ERROR;

@@ -38,11 +38,13 @@ enum sc_step_kind {
 	SC_FILL,        /* the agent writes a pattern into its MR */
 	SC_QPSTATE,     /* the agent's QP is in a state */
 	SC_WAIT,        /* let ms pass */
+	SC_BIND,        /* the agent binds a memory window over its MR */
 };
 
 /* The value of rkey=, dqpn=: a number, or the DUT's own (good). */
 #define SC_GOOD 0xffffffffffffffffull
 #define SC_BAD_RKEY 0xbad0000000000000ull /* the DUT's rkey, key byte +1 */
+#define SC_MW_RKEY 0xbad1000000000000ull  /* the rkey of the DUT's window */
 
 /* Fields a step sets; has marks which were given. */
 enum sc_field {
@@ -114,7 +116,7 @@ struct sc_scenario {
 	/* the DUT's QP */
 	enum sc_qp_type qp_type;
 	uint32_t mr_len;
-	char access[8];              /* r, w, a letters: remote access */
+	char access[8];              /* r, w, a, m letters: remote access, MW bind */
 	uint32_t tpsn, dpsn;         /* PSN bases */
 	uint8_t timeout, retry, rnr_retry, min_rnr;
 	uint8_t max_rd_atomic;       /* the DUT's initiator depth */

@@ -224,8 +224,10 @@ static bool sc_kv(struct sc_reader *r, struct sc_step *st, char *tok)
 				v = SC_GOOD;
 			else if (strcmp(val, "bad") == 0)
 				v = SC_BAD_RKEY;
+			else if (strcmp(val, "mw") == 0)
+				v = SC_MW_RKEY;
 			else if (!sc_num(val, &v) || v > UINT32_MAX) {
-				sc_error(r, "%s=%s: good, bad or a number",
+				sc_error(r, "%s=%s: good, bad, mw or a number",
 					 tok, val);
 				return false;
 			}
@@ -276,7 +278,7 @@ static const struct {
 	{ "expect-none", SC_EXPECT_NONE }, { "recv", SC_RECV },
 	{ "post", SC_POST }, { "cqe", SC_CQE }, { "cqe-none", SC_CQE_NONE },
 	{ "mem", SC_MEM }, { "fill", SC_FILL }, { "qpstate", SC_QPSTATE },
-	{ "wait", SC_WAIT },
+	{ "wait", SC_WAIT }, { "bind", SC_BIND },
 };
 
 /* What each step needs (fields that must be given). */
@@ -289,6 +291,8 @@ static uint32_t sc_required(enum sc_step_kind k)
 	case SC_RECV:
 	case SC_POST:
 		return 1u << SC_F_LEN;
+	case SC_BIND:
+		return 1u << SC_F_LEN | 1u << SC_F_OFF;
 	case SC_WAIT:
 		return 1u << SC_F_MS;
 	default:
@@ -343,7 +347,8 @@ static void sc_step_line(struct sc_reader *r, enum sc_step_kind kind,
 	if ((st->has & sc_required(kind)) != sc_required(kind)) {
 		sc_error(r, "%s: missing %s", sc_step_kind_name(kind),
 			 kind == SC_WAIT ? "ms=" :
-			 (kind == SC_MEM || kind == SC_FILL) ? "off=" : "len=");
+			 (kind == SC_MEM || kind == SC_FILL) ? "off=" :
+			 kind == SC_BIND ? "off= and len=" : "len=");
 		return;
 	}
 	if ((kind == SC_MEM || kind == SC_FILL) &&
@@ -382,7 +387,7 @@ static void sc_qp_line(struct sc_reader *r, char *rest)
 		*eq = '\0';
 		if (strcmp(tok, "access") == 0) {
 			if (strlen(eq + 1) >= sizeof(sc->access) ||
-			    strspn(eq + 1, "rwa") != strlen(eq + 1))
+			    strspn(eq + 1, "rwam") != strlen(eq + 1))
 				goto bad_key;
 			strcpy(sc->access, eq + 1);
 			continue;

@@ -101,3 +101,38 @@ expect ACKNOWLEDGE psn=0 aeth=nak:acc
 send WRITE_ONLY psn=0 va=0 payload=16 pattern=6 ackreq
 expect-none
 end
+
+scenario mkey.mw_write_inside
+area mkeys
+ref IBA 10.6.7 memory windows (type 1): remote access through the window's R_Key
+qp rc mr=4096 access=rwam
+title a WRITE through a memory window bound over the MR's first 1024 bytes lands
+conforming an ACK; the bytes at the window's start
+bind off=0 len=1024
+send WRITE_ONLY psn=0 va=0 payload=64 pattern=7 rkey=mw ackreq
+expect ACKNOWLEDGE psn=0 aeth=ack msn=1
+mem off=0 len=64 pattern=7
+end
+
+scenario mkey.mw_write_outside
+area mkeys
+ref IBA 10.6.7 (a window's bounds, not its region's, limit access through its R_Key)
+qp rc mr=4096 access=rwam
+title a WRITE through the window's R_Key beyond its 1024 bytes (inside the MR) is NAKed Remote Access Error
+conforming NAK Remote Access Error at PSN +0
+bind off=0 len=1024
+send WRITE_ONLY psn=0 va=1024 payload=64 pattern=8 rkey=mw ackreq
+expect ACKNOWLEDGE psn=0 aeth=nak:acc
+end
+
+scenario mkey.mw_read
+area mkeys
+ref IBA 10.6.7 (READ through a memory window)
+qp rc mr=4096 access=rwam
+title a READ through the window's R_Key returns the memory's bytes
+conforming READ_RESPONSE_ONLY with the 128 bytes at the window's offset 256
+fill off=256 len=128 pattern=9
+bind off=0 len=1024
+send READ_REQUEST psn=0 va=256 len=128 rkey=mw ackreq
+expect READ_RESPONSE_ONLY psn=0 aeth=ack payload=128 pattern=9
+end
