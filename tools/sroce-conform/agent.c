@@ -293,12 +293,12 @@ static const struct {
 	const char *name;
 	enum ibv_wr_opcode op;
 } ag_ops[] = {
-	{ "send", IBV_WR_SEND }, { "send_imm", IBV_WR_SEND_WITH_IMM },
-	{ "write", IBV_WR_RDMA_WRITE },
-	{ "write_imm", IBV_WR_RDMA_WRITE_WITH_IMM },
-	{ "read", IBV_WR_RDMA_READ },
-	{ "cmp_swap", IBV_WR_ATOMIC_CMP_AND_SWP },
-	{ "fetch_add", IBV_WR_ATOMIC_FETCH_AND_ADD },
+	{ .name = "send", .op = IBV_WR_SEND }, { .name = "send_imm", .op = IBV_WR_SEND_WITH_IMM },
+	{ .name = "write", .op = IBV_WR_RDMA_WRITE },
+	{ .name = "write_imm", .op = IBV_WR_RDMA_WRITE_WITH_IMM },
+	{ .name = "read", .op = IBV_WR_RDMA_READ },
+	{ .name = "cmp_swap", .op = IBV_WR_ATOMIC_CMP_AND_SWP },
+	{ .name = "fetch_add", .op = IBV_WR_ATOMIC_FETCH_AND_ADD },
 };
 
 static int ag_post(struct agent *a, char *args, char *out, size_t cap)

@@ -33,9 +33,9 @@ static const struct {
 	int op;
 	const char *name;
 } wc_ops[] = {
-	{ 0, "SEND" }, { 1, "RDMA_WRITE" }, { 2, "RDMA_READ" },
-	{ 3, "COMP_SWAP" }, { 4, "FETCH_ADD" }, { 5, "BIND_MW" },
-	{ 6, "LOCAL_INV" }, { 128, "RECV" }, { 129, "RECV_RDMA_WITH_IMM" },
+	{ .op = 0, .name = "SEND" }, { .op = 1, .name = "RDMA_WRITE" }, { .op = 2, .name = "RDMA_READ" },
+	{ .op = 3, .name = "COMP_SWAP" }, { .op = 4, .name = "FETCH_ADD" }, { .op = 5, .name = "BIND_MW" },
+	{ .op = 6, .name = "LOCAL_INV" }, { .op = 128, .name = "RECV" }, { .op = 129, .name = "RECV_RDMA_WITH_IMM" },
 };
 
 static const char *const kind_names[] = {

@@ -98,8 +98,8 @@ static const struct {
 	const char *name;
 	uint8_t code;
 } nak_names[] = {
-	{ "seq", SR_NAK_PSN_SEQ_ERR }, { "inv", SR_NAK_INVALID_REQ },
-	{ "acc", SR_NAK_REMOTE_ACCESS }, { "op", SR_NAK_REMOTE_OP },
+	{ .name = "seq", .code = SR_NAK_PSN_SEQ_ERR }, { .name = "inv", .code = SR_NAK_INVALID_REQ },
+	{ .name = "acc", .code = SR_NAK_REMOTE_ACCESS }, { .name = "op", .code = SR_NAK_REMOTE_OP },
 };
 
 static bool sc_aeth(const char *s, uint32_t *v)
@@ -146,21 +146,21 @@ static const struct {
 	enum sc_field f;
 	enum sc_vkind v;
 } sc_keys[] = {
-	{ "psn", SC_F_PSN, SC_V_NUM }, { "va", SC_F_VA, SC_V_NUM },
-	{ "rkey", SC_F_RKEY, SC_V_KEY }, { "len", SC_F_LEN, SC_V_NUM },
-	{ "payload", SC_F_PAYLOAD, SC_V_NUM },
-	{ "pattern", SC_F_PATTERN, SC_V_NUM },
-	{ "ackreq", SC_F_ACKREQ, SC_V_FLAG }, { "se", SC_F_SE, SC_V_FLAG },
-	{ "imm", SC_F_IMM, SC_V_NUM }, { "swap", SC_F_SWAP, SC_V_NUM },
-	{ "add", SC_F_SWAP, SC_V_NUM }, { "cmp", SC_F_CMP, SC_V_NUM },
-	{ "qkey", SC_F_QKEY, SC_V_NUM }, { "dqpn", SC_F_DQPN, SC_V_KEY },
-	{ "aeth", SC_F_AETH, SC_V_AETH }, { "msn", SC_F_MSN, SC_V_NUM },
-	{ "orig", SC_F_ORIG, SC_V_NUM }, { "u64", SC_F_ORIG, SC_V_NUM },
-	{ "ms", SC_F_MS, SC_V_NUM }, { "status", SC_F_STATUS, SC_V_STATUS },
-	{ "op", SC_F_WC_OP, SC_V_WCOP }, { "off", SC_F_OFF, SC_V_NUM },
-	{ "badicrc", SC_F_BADICRC, SC_V_FLAG },
-	{ "tver", SC_F_TVER, SC_V_NUM }, { "pkey", SC_F_PKEY, SC_V_NUM },
-	{ "ieth", SC_F_IETH, SC_V_KEY }, { "count", SC_F_COUNT, SC_V_NUM },
+	{ .key = "psn", .f = SC_F_PSN, .v = SC_V_NUM }, { .key = "va", .f = SC_F_VA, .v = SC_V_NUM },
+	{ .key = "rkey", .f = SC_F_RKEY, .v = SC_V_KEY }, { .key = "len", .f = SC_F_LEN, .v = SC_V_NUM },
+	{ .key = "payload", .f = SC_F_PAYLOAD, .v = SC_V_NUM },
+	{ .key = "pattern", .f = SC_F_PATTERN, .v = SC_V_NUM },
+	{ .key = "ackreq", .f = SC_F_ACKREQ, .v = SC_V_FLAG }, { .key = "se", .f = SC_F_SE, .v = SC_V_FLAG },
+	{ .key = "imm", .f = SC_F_IMM, .v = SC_V_NUM }, { .key = "swap", .f = SC_F_SWAP, .v = SC_V_NUM },
+	{ .key = "add", .f = SC_F_SWAP, .v = SC_V_NUM }, { .key = "cmp", .f = SC_F_CMP, .v = SC_V_NUM },
+	{ .key = "qkey", .f = SC_F_QKEY, .v = SC_V_NUM }, { .key = "dqpn", .f = SC_F_DQPN, .v = SC_V_KEY },
+	{ .key = "aeth", .f = SC_F_AETH, .v = SC_V_AETH }, { .key = "msn", .f = SC_F_MSN, .v = SC_V_NUM },
+	{ .key = "orig", .f = SC_F_ORIG, .v = SC_V_NUM }, { .key = "u64", .f = SC_F_ORIG, .v = SC_V_NUM },
+	{ .key = "ms", .f = SC_F_MS, .v = SC_V_NUM }, { .key = "status", .f = SC_F_STATUS, .v = SC_V_STATUS },
+	{ .key = "op", .f = SC_F_WC_OP, .v = SC_V_WCOP }, { .key = "off", .f = SC_F_OFF, .v = SC_V_NUM },
+	{ .key = "badicrc", .f = SC_F_BADICRC, .v = SC_V_FLAG },
+	{ .key = "tver", .f = SC_F_TVER, .v = SC_V_NUM }, { .key = "pkey", .f = SC_F_PKEY, .v = SC_V_NUM },
+	{ .key = "ieth", .f = SC_F_IETH, .v = SC_V_KEY }, { .key = "count", .f = SC_F_COUNT, .v = SC_V_NUM },
 };
 
 static bool sc_set(struct sc_step *st, enum sc_field f, uint64_t v)
@@ -274,11 +274,11 @@ static const struct {
 	const char *word;
 	enum sc_step_kind kind;
 } sc_words[] = {
-	{ "send", SC_SEND }, { "expect", SC_EXPECT },
-	{ "expect-none", SC_EXPECT_NONE }, { "recv", SC_RECV },
-	{ "post", SC_POST }, { "cqe", SC_CQE }, { "cqe-none", SC_CQE_NONE },
-	{ "mem", SC_MEM }, { "fill", SC_FILL }, { "qpstate", SC_QPSTATE },
-	{ "wait", SC_WAIT }, { "bind", SC_BIND },
+	{ .word = "send", .kind = SC_SEND }, { .word = "expect", .kind = SC_EXPECT },
+	{ .word = "expect-none", .kind = SC_EXPECT_NONE }, { .word = "recv", .kind = SC_RECV },
+	{ .word = "post", .kind = SC_POST }, { .word = "cqe", .kind = SC_CQE }, { .word = "cqe-none", .kind = SC_CQE_NONE },
+	{ .word = "mem", .kind = SC_MEM }, { .word = "fill", .kind = SC_FILL }, { .word = "qpstate", .kind = SC_QPSTATE },
+	{ .word = "wait", .kind = SC_WAIT }, { .word = "bind", .kind = SC_BIND },
 };
 
 /* What each step needs (fields that must be given). */
