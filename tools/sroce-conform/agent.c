@@ -67,6 +67,8 @@ struct agent {
 	enum ibv_qp_type type;
 	uint32_t dqpn, qkey;
 	uint64_t wr_id;
+	int max_rd_atom;             /* the device's limits (RNICs differ) */
+	int max_dest_rd_atom;
 };
 
 static void ag_free_qp(struct agent *a)
@@ -232,7 +234,8 @@ static int ag_connect(struct agent *a, char *args, char *out, size_t cap)
 		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 			IBV_QP_RQ_PSN;
 		if (a->type == IBV_QPT_RC) {
-			at.max_dest_rd_atomic = 16;
+			at.max_dest_rd_atomic = (uint8_t)(a->max_dest_rd_atom < 16 ?
+							  a->max_dest_rd_atom : 16);
 			at.min_rnr_timer = (uint8_t)min_rnr;
 			mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
 		}
@@ -247,7 +250,8 @@ static int ag_connect(struct agent *a, char *args, char *out, size_t cap)
 		at.timeout = (uint8_t)timeout;
 		at.retry_cnt = (uint8_t)retry;
 		at.rnr_retry = (uint8_t)rnr_retry;
-		at.max_rd_atomic = (uint8_t)rd_atomic;
+		at.max_rd_atomic = (uint8_t)((int)rd_atomic < a->max_rd_atom ?
+					     (int)rd_atomic : a->max_rd_atom);
 		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 			IBV_QP_MAX_QP_RD_ATOMIC;
 	}
@@ -584,6 +588,15 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	want = ibv_get_device_name(list[c]);
+	{
+		struct ibv_device_attr da;
+
+		a.max_rd_atom = a.max_dest_rd_atom = 1;
+		if (ibv_query_device(a.ctx, &da) == 0) {
+			a.max_rd_atom = da.max_qp_init_rd_atom > 0 ? da.max_qp_init_rd_atom : 1;
+			a.max_dest_rd_atom = da.max_qp_rd_atom > 0 ? da.max_qp_rd_atom : 1;
+		}
+	}
 	/*
 	 * A CQ from the start: software devices (sroce's drop-in) bring their
 	 * port up at the first CQ, and the tester waits for the link.
