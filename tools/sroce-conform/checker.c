@@ -129,13 +129,21 @@ bool sc_frame_skippable(const struct sc_step *st, const struct sc_ctx *c,
 		return false;
 	if (sr_bth_dqpn(sr_pkt_bth(&p)) != c->tqpn)
 		return true;
-	if (st->kind != SC_EXPECT || !HAS(st, PSN) ||
-	    p.opcode != (uint8_t)((st->opcode & SR_TT_MASK) | SR_OP_ACKNOWLEDGE))
+	if (st->kind != SC_EXPECT || !HAS(st, PSN))
+		return false;
+	want = sc_step_psn(st, c, st->opcode);
+	/*
+	 * Waiting for the DUT's request at PSN P: a request before P is a
+	 * retransmission (after its ACK timeout, legal on a slow link).
+	 */
+	if ((p.op->flags & SR_OPF_REQ) && !sc_is_response(st->opcode) &&
+	    sr_psn_before(sr_bth_psn(sr_pkt_bth(&p)), want))
+		return true;
+	if (p.opcode != (uint8_t)((st->opcode & SR_TT_MASK) | SR_OP_ACKNOWLEDGE))
 		return false;
 	ae = sr_pkt_ext(&p, SR_EXT_AETH);
 	if ((sr_aeth_syndrome(ae) & SR_AETH_TYPE_MASK) != SR_AETH_ACK)
 		return false;
-	want = sc_step_psn(st, c, st->opcode);
 	return sr_psn_before(sr_bth_psn(sr_pkt_bth(&p)), want);
 }
 

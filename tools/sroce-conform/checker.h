@@ -45,7 +45,9 @@ bool sc_check_frame(const struct sc_step *st, const struct sc_ctx *c,
 /*
  * May the frame be passed over while waiting for the step's frame?  An ACK
  * of an earlier PSN is (a responder may ACK more often than asked, and
- * ACKs coalesce: IBA 9.7.5.1.2); so is a frame to another QP.
+ * ACKs coalesce: IBA 9.7.5.1.2); so is a request of the DUT's before the
+ * PSN awaited (a retransmission after its ACK timeout), and a frame to
+ * another QP.
  */
 bool sc_frame_skippable(const struct sc_step *st, const struct sc_ctx *c,
 			const uint8_t *frame, uint32_t len);
