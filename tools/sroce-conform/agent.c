@@ -17,7 +17,9 @@
  *
  * The protocol (one line each way; errors are "ERR text"):
  *   HELLO                                 OK agent 1 dev=NAME
- *   SETUP rc|uc|ud LEN ACCESS(r,w,a|-)    OK qpn=N va=N rkey=N gid=HEX
+ *   SETUP rc|uc|ud LEN ACCESS(r,w,a,m,s|-) OK qpn=N va=N rkey=N gid=HEX
+ *                                         (m: MWs may be bound; s: an SRQ
+ *                                         takes the QP's receives)
  *   CONNECT dqpn dgid rq_psn sq_psn mtu timeout retry rnr_retry min_rnr
  *           rd_atomic qkey                OK
  *   RECV off len                          OK
@@ -60,6 +62,7 @@ struct agent {
 	struct ibv_mr *mr;
 	struct ibv_ah *ah;
 	struct ibv_mw *mw;
+	struct ibv_srq *srq;         /* receives go here when set ('s') */
 	uint8_t *buf;
 	size_t len;
 	int gid_index;
@@ -80,6 +83,9 @@ static void ag_free_qp(struct agent *a)
 		ibv_destroy_ah(a->ah);
 	if (a->qp != NULL)
 		ibv_destroy_qp(a->qp);
+	if (a->srq != NULL)
+		ibv_destroy_srq(a->srq);
+	a->srq = NULL;
 	if (a->mr != NULL)
 		ibv_dereg_mr(a->mr);
 	if (a->cq != NULL)
@@ -139,6 +145,20 @@ static int ag_setup(struct agent *a, char *args, char *out, size_t cap)
 		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
+	if (strchr(access, 's')) {
+		struct ibv_srq_init_attr sa = {
+			.attr = { .max_wr = 64, .max_sge = 1 },
+		};
+
+		a->srq = ibv_create_srq(a->pd, &sa);
+		if (a->srq == NULL) {
+			ag_free_qp(a);
+			return snprintf(out, cap, "ERR ibv_create_srq: %s",
+					strerror(errno));
+		}
+		ia.srq = a->srq;
+		ia.cap.max_recv_wr = 0;
+	}
 	a->qp = ibv_create_qp(a->pd, &ia);
 	if (a->qp == NULL) {
 		ag_free_qp(a);
@@ -287,7 +307,8 @@ static int ag_recv(struct agent *a, char *args, char *out, size_t cap)
 	struct ibv_recv_wr wr = { .wr_id = ++a->wr_id, .sg_list = &sge,
 				  .num_sge = 1 };
 
-	if (ibv_post_recv(a->qp, &wr, &bad) != 0)
+	if (a->srq != NULL ? ibv_post_srq_recv(a->srq, &wr, &bad) != 0 :
+			     ibv_post_recv(a->qp, &wr, &bad) != 0)
 		return snprintf(out, cap, "ERR ibv_post_recv: %s",
 				strerror(errno));
 	return snprintf(out, cap, "OK");

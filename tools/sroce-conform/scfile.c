@@ -387,7 +387,7 @@ static void sc_qp_line(struct sc_reader *r, char *rest)
 		*eq = '\0';
 		if (strcmp(tok, "access") == 0) {
 			if (strlen(eq + 1) >= sizeof(sc->access) ||
-			    strspn(eq + 1, "rwam") != strlen(eq + 1))
+			    strspn(eq + 1, "rwams") != strlen(eq + 1))
 				goto bad_key;
 			strcpy(sc->access, eq + 1);
 			continue;

@@ -389,3 +389,16 @@ send WRITE_ONLY_WITH_IMMEDIATE psn=0 va=0 rkey=0 len=0 payload=0 imm=0x5 ackreq
 expect ACKNOWLEDGE psn=0 aeth=ack
 cqe status=SUCCESS op=RECV_RDMA_WITH_IMM len=0 imm=0x5
 end
+
+scenario resp.srq_send
+area responder
+ref IBA 10.2.9 shared receive queues; 9.4.1 SEND
+qp rc mr=4096 access=rwas
+title a SEND to a QP whose receives come from an SRQ consumes the SRQ's receive
+conforming an ACK, a receive completion of 40 bytes, the bytes in the SRQ receive's buffer
+recv off=512 len=128
+send SEND_ONLY psn=0 payload=40 pattern=38 ackreq
+expect ACKNOWLEDGE psn=0 aeth=ack msn=1
+cqe status=SUCCESS op=RECV len=40
+mem off=512 len=40 pattern=38
+end

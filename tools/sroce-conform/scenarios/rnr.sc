@@ -92,3 +92,17 @@ send ACKNOWLEDGE psn=0 aeth=rnr:1
 cqe status=RNR_RETRY_EXC_ERR
 qpstate ERR
 end
+
+scenario rnr.srq_empty
+area rnr
+ref IBA 10.2.9 / 9.7.5.2.8 (an empty SRQ: RNR NAK, as an empty receive queue)
+qp rc mr=4096 access=rwas min_rnr=12
+title a SEND to a QP whose SRQ is empty gets an RNR NAK; after a receive is posted to the SRQ the resent SEND completes
+conforming RNR NAK with timer 12, then an ACK and a receive completion
+send SEND_ONLY psn=0 payload=8 pattern=9 ackreq
+expect ACKNOWLEDGE psn=0 aeth=rnr:12
+recv off=0 len=64
+send SEND_ONLY psn=0 payload=8 pattern=9 ackreq
+expect ACKNOWLEDGE psn=0 aeth=ack msn=1
+cqe status=SUCCESS op=RECV len=8
+end
