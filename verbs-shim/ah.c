@@ -109,6 +109,7 @@ int sr_ibv_av_from_attr(struct sr_ibv_rt *rt, const struct ibv_ah_attr *a,
 	av->hop_limit = SR_IBV_IP_HOP_LIMIT;
 	av->tclass = a->grh.traffic_class;
 	av->flow_label = a->grh.flow_label;
+	av->static_rate = a->static_rate;   /* paced on RC/UC QPs */
 	if (rt->cfg.vlan) {
 		av->vlan = true;
 		av->vlan_tci = (uint16_t)((rt->cfg.vlan_prio << 13) |

@@ -54,6 +54,7 @@ void sr_ibv_ctx_ops_init(struct sr_ibv_ctx *ctx)
 	v->create_cq_ex = sr_ibv_create_cq_ex;
 	v->create_qp_ex = sr_ibv_create_qp_ex;
 	v->create_srq_ex = sr_ibv_create_srq_ex;
+	v->modify_qp_rate_limit = sr_ibv_modify_qp_rate_limit;
 	v->alloc_parent_domain = sr_ibv_alloc_parent_domain;
 	v->alloc_td = sr_ibv_alloc_td;
 	v->dealloc_td = sr_ibv_dealloc_td;

@@ -268,6 +268,20 @@ int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
 	return 0;
 }
 
+/* ibv_modify_qp_rate_limit (verbs_context op): rate_limit in kbit/s, 0
+ * lifts it; the pacer's burst is its own (max_burst_sz and typical_pkt_sz
+ * are hints, docs/congestion.md). */
+int sr_ibv_modify_qp_rate_limit(struct ibv_qp *qp,
+				struct ibv_qp_rate_limit_attr *attr)
+{
+	if (qp == NULL || attr == NULL || attr->comp_mask != 0 ||
+	    qp->qp_type == IBV_QPT_UD ||
+	    (uint64_t)attr->rate_limit * 1000 > SR_PACER_MAX_RATE)
+		return EINVAL;
+	return sr_ibv_err(sr_qp_set_rate_limit(sr_qp_of(qp)->qp,
+			  sr_rate_limit_kbps_to_bps(attr->rate_limit)));
+}
+
 int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
 		 struct ibv_qp_init_attr *init_attr)
 {
@@ -304,6 +318,7 @@ int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
 	attr->ah_attr.grh.hop_limit = sa.av.hop_limit;
 	attr->ah_attr.grh.traffic_class = sa.av.tclass;
 	attr->ah_attr.grh.flow_label = sa.av.flow_label;
+	attr->ah_attr.static_rate = sa.av.static_rate;
 	attr->pkey_index = sa.pkey_index;
 	attr->en_sqd_async_notify = sa.en_sqd_async_notify;
 	attr->sq_draining = sa.sq_draining;

@@ -333,6 +333,8 @@ int sr_ibv_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 			 struct ibv_recv_wr **bad);
 struct ibv_qp *sr_ibv_create_qp_ex(struct ibv_context *c,
 				   struct ibv_qp_init_attr_ex *attr);
+int sr_ibv_modify_qp_rate_limit(struct ibv_qp *qp,
+				struct ibv_qp_rate_limit_attr *attr);
 struct ibv_srq *sr_ibv_create_srq_ex(struct ibv_context *c,
 				     struct ibv_srq_init_attr_ex *attr);
 void sr_ibv_cq_ex_init(struct sr_ibv_cq *cq);

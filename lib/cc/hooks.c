@@ -58,12 +58,23 @@ void sr_cc_rx_cnp(struct sr_qp *qp)
 	sr_qp_count(qp, SR_CNT_CNP_RCVD, 1);
 }
 
+/* The explicit limits: ibv_modify_qp_rate_limit / IBV_QP_RATE_LIMIT and,
+ * on a connected QP, the address vector's static rate; the lower wins. */
+static uint64_t sr_cc_limit(const struct sr_qp *qp)
+{
+	uint64_t s = qp->type == SR_QPT_UD ? 0
+					   : sr_static_rate_bps(qp->attr.av.static_rate);
+	uint64_t l = qp->cc_limit_bps;
+
+	return l && s ? (l < s ? l : s) : l | s;
+}
+
 unsigned int sr_cc_req_budget(struct sr_qp *qp, unsigned int budget,
 			      uint64_t now)
 {
-	uint64_t rate = 0, n;
+	uint64_t rate = 0, n, limit = sr_cc_limit(qp);
 
-	if (qp->cc_rp.line_bps == 0 && qp->cc_limit_bps == 0) {
+	if (qp->cc_rp.line_bps == 0 && limit == 0) {
 		qp->cc_paced = false;          /* no CNP ever, no limit */
 		return budget;
 	}
@@ -72,8 +83,8 @@ unsigned int sr_cc_req_budget(struct sr_qp *qp, unsigned int budget,
 		if (!sr_dcqcn_idle(&qp->cc_rp))
 			rate = sr_dcqcn_rate(&qp->cc_rp);
 	}
-	if (qp->cc_limit_bps != 0 && (rate == 0 || qp->cc_limit_bps < rate))
-		rate = qp->cc_limit_bps;
+	if (limit != 0 && (rate == 0 || limit < rate))
+		rate = limit;
 	if (rate == 0) {
 		qp->cc_paced = false;          /* back at the line rate */
 		return budget;

@@ -32,6 +32,8 @@ struct sr_av {
 	uint32_t flow_label;  /* IPv6 flow label; also picks the UDP sport   */
 	bool vlan;            /* send 802.1Q tagged                          */
 	uint16_t vlan_tci;
+	uint8_t static_rate;  /* IBA static rate (enum ibv_rate), 0: none;
+			       * an RC/UC QP's paces it (cc/hooks.c)       */
 };
 
 struct sr_sge {

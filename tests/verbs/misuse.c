@@ -398,7 +398,9 @@ out:
 }
 
 /* IBV_QP_RATE_LIMIT (kbit/s; every 32-bit value is a rate the pacer
- * takes) on an RC QP is accepted, and 0 lifts it. */
+ * takes) on an RC QP is accepted, and 0 lifts it; so does
+ * ibv_modify_qp_rate_limit (a verbs_context op: EOPNOTSUPP without it),
+ * which refuses a comp_mask it does not know. */
 static void check_rate_limit(struct env *e)
 {
 	struct rc_pair p;
@@ -415,6 +417,22 @@ static void check_rate_limit(struct env *e)
 	     ibv_modify_qp(p.a, &big, IBV_QP_RATE_LIMIT) == 0;   /* 4.3 Tbit/s */
 	a.rate_limit = 0;
 	ok = ok && ibv_modify_qp(p.a, &a, IBV_QP_RATE_LIMIT) == 0;
+	{
+		struct ibv_qp_rate_limit_attr rl = { .rate_limit = 2000000,
+						     .max_burst_sz = 65536,
+						     .typical_pkt_sz = 4096 };
+		int r1 = ibv_modify_qp_rate_limit(p.a, &rl), r2, r3;
+
+		rl.rate_limit = 0;
+		r2 = ibv_modify_qp_rate_limit(p.a, &rl);
+		rl.comp_mask = 1;
+		r3 = ibv_modify_qp_rate_limit(p.a, &rl);
+		if (r1 != 0 || r2 != 0 || r3 != EINVAL) {
+			printf("  ibv_modify_qp_rate_limit: %d %d %d (want 0 0 EINVAL)\n",
+			       r1, r2, r3);
+			ok = 0;
+		}
+	}
 	rc_pair_down(&p);
 	report("rate limit", ok, ok ? NULL : "IBV_QP_RATE_LIMIT refused");
 }

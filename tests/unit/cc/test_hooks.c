@@ -80,13 +80,14 @@ static void write_64k(struct h_pair *p)
 	write_len(p, 65536);
 }
 
-static void pair(struct h_pair *p, struct marker *m,
-		 const struct sr_dcqcn_params *cc0,
-		 const struct sr_dcqcn_params *cc1)
+static void pair_rate(struct h_pair *p, struct marker *m,
+		      const struct sr_dcqcn_params *cc0,
+		      const struct sr_dcqcn_params *cc1, uint8_t static_rate)
 {
 	struct h_opts o;
 
 	h_default_opts(&o, SR_QPT_RC);
+	o.static_rate[0] = static_rate;
 	o.buflen = 1 << 17;
 	o.mtu = SR_MTU_1024;
 	o.ecn = SR_ECN_ECT0;
@@ -95,6 +96,13 @@ static void pair(struct h_pair *p, struct marker *m,
 	h_pair_init(p, &o);
 	*m = (struct marker){ .cnp_ok = true };
 	sim_set_tap(p->net, tap, m);
+}
+
+static void pair(struct h_pair *p, struct marker *m,
+		 const struct sr_dcqcn_params *cc0,
+		 const struct sr_dcqcn_params *cc1)
+{
+	pair_rate(p, m, cc0, cc1, 0);
 }
 
 /* With a long interval exactly one CNP answers a burst of CE marks. */
@@ -243,6 +251,41 @@ START_TEST(explicit_rate_limit)
 }
 END_TEST
 
+/* The address vector's static rate (IBV_RATE_2_5_GBPS = 2) paces a
+ * connected QP as an explicit limit does; with both, the lower wins; the
+ * QP's query gives it back. */
+START_TEST(static_rate_paces)
+{
+	struct h_pair p;
+	struct marker m;
+	struct sr_qp_attr a;
+	uint64_t t0, paced;
+
+	pair_rate(&p, &m, NULL, NULL, 2);
+	sim_set_tap(p.net, NULL, NULL);
+	ck_assert_int_eq(sr_qp_query(p.n[0].qp, &a, NULL), 0);
+	ck_assert_uint_eq(a.av.static_rate, 2);
+	write_64k(&p);                         /* empties the burst */
+	t0 = sim_now(p.net);
+	write_len(&p, 131072);
+	paced = sim_now(p.net) - t0;
+	ck_assert_uint_eq(sr_qp_tx_rate(p.n[0].qp), 2500000000ull);
+	/* 128 KiB at 2.5 Gbit/s: 419 us */
+	ck_assert_msg(paced >= 131072ull * 8 * 10 / 25 * 9 / 10, "paced %llu ns",
+		      (unsigned long long)paced);
+	/* an explicit limit under it wins; over it, the static rate does */
+	ck_assert_int_eq(sr_qp_set_rate_limit(p.n[0].qp, 100000000), 0);
+	write_len(&p, 4096);
+	ck_assert_uint_eq(sr_qp_tx_rate(p.n[0].qp), 100000000);
+	ck_assert_int_eq(sr_qp_set_rate_limit(p.n[0].qp, 10000000000ull), 0);
+	write_len(&p, 4096);
+	ck_assert_uint_eq(sr_qp_tx_rate(p.n[0].qp), 2500000000ull);
+	/* the other side, no static rate: the line */
+	ck_assert_uint_eq(sr_qp_tx_rate(p.n[1].qp), 100000000000ull);
+	h_pair_fini(&p);
+}
+END_TEST
+
 /* A CNP to a UD QP is dropped and counted; to no QP, an unknown-QP drop. */
 START_TEST(cnp_bad_targets)
 {
@@ -336,6 +379,7 @@ static Suite *hooks_suite(void)
 	tcase_add_test(tc, cc_off);
 	tcase_add_test(tc, requester_paced_to_dcqcn_rate);
 	tcase_add_test(tc, explicit_rate_limit);
+	tcase_add_test(tc, static_rate_paces);
 	tcase_add_test(tc, forged_cnp);
 	tcase_add_test(tc, cnp_bad_targets);
 	suite_add_tcase(s, tc);

@@ -147,6 +147,7 @@ void h_connect(struct h_pair *p, int i)
 		mask = SR_QP_STATE | SR_QP_PATH_MTU;
 	} else {
 		a.av = h_av_to(p, 1 - i);
+		a.av.static_rate = o->static_rate[i];
 		a.dest_qp_num = sr_qp_num(p->n[1 - i].qp);
 		a.rq_psn = i == 0 ? o->psn1 : o->psn0;
 		a.max_dest_rd_atomic = o->max_dest_rd;
