@@ -4,7 +4,9 @@
 # from there: installed into a DESTDIR, the launcher runs Debian's perftest
 # on the installed drop-in (ib_write_bw, two processes on the embedded
 # default link), the installed demo passes, and the files a user needs are
-# there (sroced and its unit, the private libraries, man pages).
+# there (sroced and its unit, the private libraries, man pages), and the
+# NDK and ND2 examples build against the installed headers and libraries
+# with pkg-config alone.
 set -u
 build=$1
 tmp=$(mktemp -d /tmp/sroce-install.XXXXXX)
@@ -28,6 +30,24 @@ case $lib in */sroce/libibverbs.so.1) ;; *) fail "libibverbs.so.1 not in a priva
 ldd "$lib" | grep -q "$build" && fail "the installed library refers to the build tree"
 grep -q "ExecStart=$prefix/sbin/sroced --foreground" "$root$prefix/lib/systemd/system/sroced.service" ||
 	fail "the unit does not start the installed sroced"
+# NDK / ND2 programs: headers, libraries and pkg-config files installed
+src=$(cd "$(dirname "$0")/../.." && pwd)
+pc=$(find "$root" -name sroce-nd2.pc | head -1)
+[ -n "$pc" ] || fail "no sroce-nd2.pc installed"
+libdir=$(dirname "$(dirname "$pc")")
+export PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$root
+for ex in ndk:ndk_frmr nd2:nd2_rdma; do
+	mod=${ex%%:*} prog=${ex#*:}
+	# shellcheck disable=SC2046
+	cc -std=c11 -D_GNU_SOURCE -o "$tmp/$prog" "$src/examples/$prog/main.c" \
+		$(pkg-config --cflags --libs "sroce-$mod") -pthread > "$tmp/$prog.cc.log" 2>&1 ||
+		{ cat "$tmp/$prog.cc.log"; fail "$prog does not build against the installed sroce-$mod"; }
+	LD_LIBRARY_PATH=$libdir ldd "$tmp/$prog" | grep -q "not found" &&
+		fail "$prog: a library is missing from the install"
+	LD_LIBRARY_PATH=$libdir ldd "$tmp/$prog" | grep -q "$build" &&
+		fail "$prog links the build tree"
+done
+unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
 # perftest through the installed launcher (not the build tree's libraries)
 export SROCE_RUN_DIR=$tmp/run SROCE_DEVNODES=0
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -41,4 +61,4 @@ SROCE_NODE=0 timeout 10 "$bin/sroce-run" sh -c 'echo "$LD_LIBRARY_PATH"' > "$tmp
 grep -q "^$root" "$tmp/ldpath.log" || fail "the launcher does not use the installed folder"
 unset SROCE_NODE
 timeout 120 "$bin/sroce-demo" > "$tmp/demo.log" 2>&1 || fail "the installed sroce-demo"
-echo "PASS: installed into $root: sroce-run ib_write_bw, sroce-demo, sroced + unit, man pages"
+echo "PASS: installed into $root: sroce-run ib_write_bw, sroce-demo, sroced + unit, man pages, NDK/ND2 examples built with pkg-config"
