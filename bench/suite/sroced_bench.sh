@@ -103,13 +103,15 @@ for r in $(seq "$runs"); do
 		pt $mode $((port + 3)) "$out/lat-$mode.$r.txt" ib_write_lat -s 64 -n 5000
 		if [ $mode = sroced ]; then
 			for n in 1 2 4 8; do
-				i=0
+				i=0 agg=""
 				while [ $i -lt $n ]; do
 					pt sroced $((port + 4 + i)) "$out/agg$n-$i.$r.txt" \
 						ib_write_bw -s 65536 -D 3 --report_gbits &
+					agg="$agg $!"
 					i=$((i + 1))
 				done
-				wait
+				# these pairs only: a bare wait would wait for the daemons
+				for p in $agg; do wait "$p"; done
 			done
 			daemons_down
 		fi
