@@ -145,10 +145,8 @@ static void cm_host_publish(struct sr_cm_host *h)
 	v[1] = c->tx;
 	v[2] = c->retransmits;
 	v[3] = c->timeouts;
-	v[4] = c->rx_malformed + c->rx_unknown_id + c->rx_remote_mismatch +
-	       c->rx_stale + c->rx_dup + c->apr_dropped;
-	v[5] = g->rx_opcode + g->rx_qkey + g->rx_pkey + g->rx_short +
-	       atomic_load(&h->rxq_drops);
+	v[4] = sr_cm_counters_dropped(c);
+	v[5] = sr_gsi_counters_dropped(g) + atomic_load(&h->rxq_drops);
 	for (unsigned int i = 0; i < 6; i++) {
 		if (v[i] != h->pub[i])
 			sr_stats_add(st, id[i], v[i] - h->pub[i]);

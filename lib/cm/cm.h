@@ -195,6 +195,12 @@ uint64_t sr_cm_next_deadline(const struct sr_cm *cm);
 void sr_cm_poll(struct sr_cm *cm, uint64_t now);
 
 const struct sr_cm_counters *sr_cm_counters(const struct sr_cm *cm);
+/* The MADs the CM dropped, every reason summed (the stats file's cm_drop). */
+static inline uint64_t sr_cm_counters_dropped(const struct sr_cm_counters *c)
+{
+	return c->rx_malformed + c->rx_unknown_id + c->rx_remote_mismatch +
+	       c->rx_stale + c->rx_dup + c->apr_dropped;
+}
 uint32_t sr_cm_ids_in_use(const struct sr_cm *cm);
 
 /* The CM response timeout encoding: 4.096 us * 2^t (t 0..31). */

@@ -48,6 +48,11 @@ struct sr_gsi *sr_gsi_create(const struct sr_gsi_cfg *cfg);
 void sr_gsi_destroy(struct sr_gsi *g);
 struct sr_cm *sr_gsi_cm(struct sr_gsi *g);
 const struct sr_gsi_counters *sr_gsi_counters(const struct sr_gsi *g);
+/* The frames QP1 refused, every reason summed (the stats file's gsi_drop). */
+static inline uint64_t sr_gsi_counters_dropped(const struct sr_gsi_counters *g)
+{
+	return g->rx_opcode + g->rx_qkey + g->rx_pkey + g->rx_short;
+}
 
 /* One parsed RoCEv2 packet whose destination QPN is 1. */
 void sr_gsi_rx(struct sr_gsi *g, uint64_t now, const struct sr_pkt *pkt);

@@ -90,10 +90,7 @@ static void srd_own_publish(struct srd_device *dv)
 	const struct sr_gsi_counters *g = sr_gsi_counters(dv->gsi);
 	struct sr_stats_shm *st = sr_pmd_stats(dv->pmd);
 	uint64_t v[4] = {
-		c->rx, c->tx,
-		c->rx_malformed + c->rx_unknown_id + c->rx_remote_mismatch +
-			c->rx_stale + c->rx_dup + c->apr_dropped,
-		g->rx_opcode + g->rx_qkey + g->rx_pkey + g->rx_short,
+		c->rx, c->tx, sr_cm_counters_dropped(c), sr_gsi_counters_dropped(g),
 	};
 	static const unsigned int id[4] = {
 		SR_CTR_CM_RX, SR_CTR_CM_TX, SR_CTR_CM_DROP, SR_CTR_GSI_DROP,
