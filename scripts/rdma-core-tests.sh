@@ -77,11 +77,13 @@ if [ ! -f "$tests/run_tests.py" ]; then
 fi
 
 # The drop-in, not rdma-core's libibverbs, must be what pyverbs runs on.
-chk=$(SROCE_RUN_DIR=$(mktemp -d /tmp/sroce-rct.XXXXXX) "$run" "$py" -c '
+chkdir=$(mktemp -d /tmp/sroce-rct.XXXXXX)
+chk=$(SROCE_RUN_DIR=$chkdir "$run" "$py" -c '
 import pyverbs.device as d
 names = [x.name.decode() for x in d.get_device_list()]
 libs = {l.split()[-1] for l in open("/proc/self/maps") if "libibverbs.so" in l}
 print(" ".join(names), "|", " ".join(sorted(libs)))' 2>&1 | tail -n 1)
+rm -rf "$chkdir"
 case $chk in
 *"sroce0 "*"|"*"$build/verbs-shim/libibverbs.so"*) ;;
 *)	echo "rdma-core-tests: pyverbs does not run on the drop-in: $chk" >&2; exit 1 ;;
