@@ -5,6 +5,15 @@
  * epoll) exactly while rdma_get_cm_event has something, and a channel whose
  * fd the consumer made non-blocking returns EAGAIN when empty, as
  * rdma-core's does.
+ *
+ * A consumer channel destroyed while a thread still waits in
+ * rdma_get_cm_event (rping's CM thread when main exits) behaves as the
+ * kernel's ucma file does for rdma-core: the waiting thread goes on
+ * waiting, and nothing is delivered any more.  So its memory may not go
+ * with rdma_destroy_event_channel: the fd stays open until the last
+ * thread inside read() leaves, and the structure stays as a tombstone
+ * among the last SR_RCM_GRAVES destroyed channels, so a thread that
+ * re-enters just after the destroy finds it dead rather than freed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +25,14 @@
 
 #include "rdmacm.h"
 
+#define SR_RCM_GRAVES 64
+
 static pthread_mutex_t sr_rcm_ack_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Destroyed consumer channels, oldest first. */
+static pthread_mutex_t sr_rcm_grave_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sr_rcm_chan *sr_rcm_graves;
+static unsigned int sr_rcm_ngraves;
 
 struct sr_rcm_chan *sr_rcm_chan_new(bool internal)
 {
@@ -60,10 +76,70 @@ struct rdma_event_channel *rdma_create_event_channel(void)
 	return &c->ch;
 }
 
+/* Frees the oldest tombstones beyond SR_RCM_GRAVES that no thread is
+ * reading; the caller holds sr_rcm_grave_lock. */
+static void sr_rcm_graves_trim(void)
+{
+	struct sr_rcm_chan **pp = &sr_rcm_graves, *g;
+	bool idle;
+
+	while (sr_rcm_ngraves > SR_RCM_GRAVES && *pp != NULL) {
+		g = *pp;
+		pthread_mutex_lock(&g->lock);
+		idle = g->readers == 0;
+		pthread_mutex_unlock(&g->lock);
+		if (!idle) {
+			pp = &g->grave_next;
+			continue;
+		}
+		*pp = g->grave_next;
+		sr_rcm_ngraves--;
+		pthread_mutex_destroy(&g->lock);
+		free(g);
+	}
+}
+
 void rdma_destroy_event_channel(struct rdma_event_channel *channel)
 {
-	if (channel != NULL)
-		sr_rcm_chan_free(sr_rcm_chan(channel));
+	struct sr_rcm_chan *c, **pp;
+	struct sr_rcm_evt *e, *n;
+	int fl;
+
+	if (channel == NULL)
+		return;
+	c = sr_rcm_chan(channel);
+	if (c->internal) {
+		sr_rcm_chan_free(c);
+		return;
+	}
+	pthread_mutex_lock(&c->lock);
+	if (c->dead) {                 /* twice: a no-op, not a double free */
+		pthread_mutex_unlock(&c->lock);
+		return;
+	}
+	c->dead = true;
+	for (e = c->head; e != NULL; e = n) {
+		n = e->next;
+		free(e);
+	}
+	c->head = c->tail = NULL;
+	c->queued = 0;
+	fl = fcntl(c->ch.fd, F_GETFL);
+	c->dead_nonblock = fl >= 0 && (fl & O_NONBLOCK) != 0;
+	if (c->readers == 0) {
+		close(c->ch.fd);
+		c->ch.fd = -1;
+	}
+	pthread_mutex_unlock(&c->lock);
+
+	pthread_mutex_lock(&sr_rcm_grave_lock);
+	c->grave_next = NULL;
+	for (pp = &sr_rcm_graves; *pp != NULL; pp = &(*pp)->grave_next)
+		;
+	*pp = c;
+	sr_rcm_ngraves++;
+	sr_rcm_graves_trim();
+	pthread_mutex_unlock(&sr_rcm_grave_lock);
 }
 
 struct sr_rcm_evt *sr_rcm_evt_new(struct sr_rcm_id *r)
@@ -82,6 +158,11 @@ void sr_rcm_evt_push(struct sr_rcm_chan *c, struct sr_rcm_evt *e)
 	const uint64_t one = 1;
 
 	pthread_mutex_lock(&c->lock);
+	if (c->dead) {                 /* nobody will ever read it */
+		pthread_mutex_unlock(&c->lock);
+		free(e);
+		return;
+	}
 	e->next = NULL;
 	if (c->tail != NULL)
 		c->tail->next = e;
@@ -143,13 +224,58 @@ static bool sr_rcm_local_process(struct sr_rcm_evt *e)
 	return true;
 }
 
+/* A destroyed channel never delivers again: a blocking reader waits as
+ * it would on rdma-core's, until a signal or the process ends. */
+static int sr_rcm_dead_wait(bool nonblock)
+{
+	if (nonblock) {
+		errno = EAGAIN;
+		return -1;
+	}
+	pause();
+	errno = EINTR;
+	return -1;
+}
+
+/* One count from the eventfd; false when the read failed or the channel
+ * died meanwhile (*dead then says which).  The last reader out of a dead
+ * channel closes its fd. */
+static bool sr_rcm_chan_read(struct sr_rcm_chan *c, bool *dead, bool *nb)
+{
+	uint64_t v;
+	ssize_t n;
+	int err;
+
+	pthread_mutex_lock(&c->lock);
+	if (c->dead) {
+		*dead = true;
+		*nb = c->dead_nonblock;
+		pthread_mutex_unlock(&c->lock);
+		return false;
+	}
+	c->readers++;
+	pthread_mutex_unlock(&c->lock);
+	n = read(c->ch.fd, &v, sizeof(v));
+	err = errno;
+	pthread_mutex_lock(&c->lock);
+	c->readers--;
+	*dead = c->dead;
+	*nb = c->dead_nonblock;
+	if (c->dead && c->readers == 0 && c->ch.fd >= 0) {
+		close(c->ch.fd);
+		c->ch.fd = -1;
+	}
+	pthread_mutex_unlock(&c->lock);
+	errno = err;
+	return !*dead && n == sizeof(v);
+}
+
 int rdma_get_cm_event(struct rdma_event_channel *channel,
 		      struct rdma_cm_event **event)
 {
 	struct sr_rcm_chan *c;
 	struct sr_rcm_evt *e;
-	uint64_t v;
-	bool keep;
+	bool keep, dead, nb;
 
 	if (channel == NULL || event == NULL) {
 		errno = EINVAL;
@@ -157,8 +283,11 @@ int rdma_get_cm_event(struct rdma_event_channel *channel,
 	}
 	c = sr_rcm_chan(channel);
 	for (;;) {
-		if (read(c->ch.fd, &v, sizeof(v)) != sizeof(v))
+		if (!sr_rcm_chan_read(c, &dead, &nb)) {
+			if (dead)
+				return sr_rcm_dead_wait(nb);
 			return -1;   /* errno: EAGAIN (non-blocking), EINTR */
+		}
 		e = sr_rcm_chan_pop(c);
 		if (e == NULL)
 			continue;

@@ -59,6 +59,13 @@ struct sr_rcm_chan {
 	struct sr_rcm_evt *head, *tail;
 	unsigned int queued;
 	bool internal;                 /* a synchronous id's own */
+	/* rdma_destroy_event_channel while another thread is inside
+	 * rdma_get_cm_event (rping's CM thread at exit): the channel dies
+	 * but its memory outlives the readers (see channel.c). */
+	unsigned int readers;          /* threads inside read() */
+	bool dead;                     /* destroyed by the consumer */
+	bool dead_nonblock;            /* its fd was O_NONBLOCK then */
+	struct sr_rcm_chan *grave_next;
 };
 
 struct sr_rcm_id {
