@@ -94,10 +94,6 @@ static int srd_dev_open(struct sroced *d, struct srd_device *dv,
 	snprintf(dv->path, sizeof(dv->path), "%s", path);
 	sr_pmd_config_init(&dv->cfg);
 	rc = sr_pmd_config_parse_file(&dv->cfg, path, err, sizeof(err));
-	if (rc == 0 && dv->cfg.vlan != 0) {
-		snprintf(err, sizeof(err), "%s: vlan: not supported by sroced yet", path);
-		rc = -EINVAL;
-	}
 	if (rc == 0 && dv->cfg.default_link) {
 		snprintf(err, sizeof(err), "%s: port = default is the embedded link; give sroced a port of its own", path);
 		rc = -EINVAL;

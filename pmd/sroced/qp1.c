@@ -134,12 +134,11 @@ static int srd_own_tx(void *ctx, const uint8_t *frame, uint32_t len)
 			c = srd_block_owner(dv, sr_cm_comm_id_block(r.comm_id));
 		if (c == NULL)
 			return -ENOENT;    /* to ourselves: nobody to tell */
-		return srd_emit(c->port, frame, len, dv->info.mac, c->gw_mac) ?
-			       0 : -ENOBUFS;
+		return srd_emit_client(c, frame, len, &f) ? 0 : -ENOBUFS;
 	}
 	if (sr_pmd_resolve(dv->pmd, dst, mac))
 		return -EAGAIN;            /* the peer's CM resends */
-	return srd_emit(dv->pmd, frame, len, mac, dv->info.mac) ? 0 : -ENOBUFS;
+	return srd_emit_port(dv, frame, len, &f, mac) ? 0 : -ENOBUFS;
 }
 
 static void srd_own_event(void *ctx, struct sr_cm_id *id,
@@ -207,7 +206,7 @@ void srd_qp1_route(struct srd_device *dv, struct sr_pmd_dev *counted,
 		srd_own_rx(dv, p, len);
 		return;
 	}
-	if (srd_emit(c->port, p, len, dv->info.mac, c->gw_mac))
+	if (srd_emit_client(c, p, len, f))
 		sr_stats_add(sr_pmd_stats(counted), ok, 1);
 }
 

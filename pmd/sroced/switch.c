@@ -60,23 +60,43 @@ struct srd_client *srd_block_owner(const struct srd_device *dv,
 	return c != NULL && c->dev == dv && c->port != NULL ? c : NULL;
 }
 
-/* Copy a frame into a port's transmit buffer with new MACs. */
+/*
+ * Copy a frame into a port's transmit buffer with a new Ethernet header:
+ * new MACs, and an 802.1Q tag when vlan != 0 (the daemon's port may be on
+ * a VLAN; its clients' channels never are, so a tag is taken off on the
+ * way in and put on on the way out).
+ */
 bool srd_emit(struct sr_pmd_dev *to, const uint8_t *p, uint32_t len,
-	      const uint8_t dst[6], const uint8_t src[6])
+	      const struct sr_frame *f, const uint8_t dst[6],
+	      const uint8_t src[6], uint16_t vlan, uint8_t prio)
 {
 	const struct sr_link_ops *ops = sr_pmd_link_ops();
 	void *link = sr_pmd_link(to), *cookie;
-	uint8_t *buf = ops->tx_alloc(link, len, &cookie);
+	uint32_t body = len - f->l3;
+	uint32_t hdr = SR_ETH_HLEN + (vlan != 0 ? SR_VLAN_HLEN : 0);
+	uint8_t *buf = ops->tx_alloc(link, hdr + body, &cookie);
 
 	if (buf == NULL) {
 		sr_stats_add(sr_pmd_stats(to), SR_CTR_SW_DROP_FULL, 1);
 		return false;
 	}
-	memcpy(buf, p, len);
-	memcpy(buf, dst, 6);
-	memcpy(buf + 6, src, 6);
-	ops->tx_submit(link, cookie, len);
+	sr_frame_put_eth(buf, dst, src, vlan, prio, f->ethertype);
+	memcpy(buf + hdr, p + f->l3, body);
+	ops->tx_submit(link, cookie, hdr + body);
 	return true;
+}
+
+bool srd_emit_client(const struct srd_client *c, const uint8_t *p,
+		     uint32_t len, const struct sr_frame *f)
+{
+	return srd_emit(c->port, p, len, f, c->dev->info.mac, c->gw_mac, 0, 0);
+}
+
+bool srd_emit_port(const struct srd_device *dv, const uint8_t *p,
+		   uint32_t len, const struct sr_frame *f, const uint8_t mac[6])
+{
+	return srd_emit(dv->pmd, p, len, f, mac, dv->info.mac, dv->cfg.vlan,
+			dv->cfg.vlan_prio);
 }
 
 /* To the client that owns the destination QPN (of this device); QP1's
@@ -100,7 +120,7 @@ static void srd_to_client(struct srd_device *dv, struct sr_pmd_dev *counted,
 		sr_stats_add(sr_pmd_stats(counted), SR_CTR_SW_DROP_NO_OWNER, 1);
 		return;
 	}
-	if (srd_emit(c->port, p, len, dv->info.mac, c->gw_mac))
+	if (srd_emit_client(c, p, len, f))
 		sr_stats_add(sr_pmd_stats(counted), ok, 1);
 }
 
@@ -191,7 +211,7 @@ void srd_switch_from_client(void *client_ctx, const struct sr_link_frame *fr,
 			sr_stats_add(sr_pmd_stats(c->port), SR_CTR_SW_DROP_NEIGH, 1);
 			continue;
 		}
-		if (srd_emit(dv->pmd, p, len, mac, dv->info.mac))
+		if (srd_emit_port(dv, p, len, &f, mac))
 			sr_stats_add(sr_pmd_stats(c->port), SR_CTR_SW_TO_NIC, 1);
 	}
 }

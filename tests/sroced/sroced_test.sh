@@ -27,6 +27,9 @@
 #                between two processes of one daemon, then between the
 #                hosts both ways at once; a second listener on a port is
 #                refused; a REQ for a port nobody listens on is REJected
+#   vlan         both daemons' ports on VLAN 7 (priority 3): rc pingpong,
+#                ib_write_bw and rping (QP1) between the hosts; every
+#                RoCEv2 frame on the wire tagged, none to the clients
 #   nd2          an ND2 program (tests/nd2/nd2_cm: IND2Connector and
 #                IND2Listener over the CM, no librdmacm) through the
 #                daemons' QP1: with Debian's rdma_client through one
@@ -52,7 +55,7 @@ daemon() {
 	shift 3
 	conf "$name" "port = net_af_packet0,iface=$ifc,framecnt=4096" \
 		"mac = 02:00:0a:09:00:${ip##*.}" "ipv4 = $ip/24" \
-		"stats_dir = $tmp"
+		"stats_dir = $tmp" ${DAEMON_CONF:-}
 	_before=$(grep -c "serving" "$tmp/$name.log" 2>/dev/null)
 	$N env -u LD_LIBRARY_PATH "$sroced" --foreground --verbose --config "$tmp/$name.conf" \
 		--socket "$tmp/$name.sock" --run-dir "$tmp/$name.run" "$@" \
@@ -322,6 +325,41 @@ rdmacm)
 	grep -q "REJECTED" "$tmp/nobody.log" ||
 		{ cat "$tmp/nobody.log"; fail "no REJECTED event for a port nobody listens on"; }
 	echo "PASS: rping through one daemon and between two, a second listener refused, a REQ to nobody REJected"
+	;;
+vlan)
+	command -v rping >/dev/null || { echo "SKIP: no rping"; exit 77; }
+	command -v tshark >/dev/null || { echo "SKIP: no tshark"; exit 77; }
+	for h in a b; do
+		DAEMON_CONF="vlan=7 vlan_prio=3 capture=$tmp/$h.pcap"
+		[ $h = a ] && daemon a sa 10.9.0.1 || daemon b sb 10.9.0.2
+	done
+	unset DAEMON_CONF
+	pair pingpong b a rc ibv_rc_pingpong -g 1 -n 200 -c
+	pair perftest a b wbw ib_write_bw -x 1 -s 4096 -n 300
+	wait_pairs || fail "a client failed across daemons on VLAN 7"
+	passed rc pingpong || fail "rc pingpong: no result"
+	passed wbw perftest || fail "ib_write_bw: no result"
+	export LD_LIBRARY_PATH=$build/verbs-shim:$build/verbs-shim/rdmacm
+	on a timeout 60 rping -s -a 10.9.0.1 -p 7180 -V -C 5 > "$tmp/rp.server.log" 2>&1 &
+	s=$!
+	pids="$pids $s"
+	sleep 1
+	on b timeout 60 rping -c -a 10.9.0.1 -p 7180 -v -V -C 5 > "$tmp/rp.client.log" 2>&1 ||
+		{ cat "$tmp/rp.server.log" "$tmp/rp.client.log"; fail "rping over VLAN 7"; }
+	wait "$s" || fail "rping server over VLAN 7"
+	grep -q "rdma-ping-4:" "$tmp/rp.client.log" || fail "rping: no data"
+	for p in $dpid_a $dpid_b; do kill "$p"; wait "$p"; done   # flush the captures
+	for h in a b; do
+		tagged=$(tshark -r "$tmp/$h.pcap" -Y 'vlan.id == 7 && vlan.priority == 3 && udp.dstport == 4791' 2>/dev/null | wc -l)
+		mads=$(tshark -r "$tmp/$h.pcap" -Y 'vlan.id == 7 && infiniband.bth.destqp == 1' 2>/dev/null | wc -l)
+		bare=$(tshark -r "$tmp/$h.pcap" -Y '!vlan && udp.dstport == 4791' 2>/dev/null | wc -l)
+		[ "$tagged" -gt 300 ] || fail "daemon $h: $tagged RoCEv2 frames tagged VLAN 7 prio 3"
+		[ "$mads" -gt 0 ] || fail "daemon $h: no CM MAD on VLAN 7"
+		[ "$bare" -eq 0 ] || fail "daemon $h: $bare RoCEv2 frames untagged on the wire"
+	done
+	n=$(counter a ib_write_bw sw_drop_forged)
+	[ "$n" -eq 0 ] || fail "$n client frames refused (a tag leaked to a client?)"
+	echo "PASS: rc pingpong, ib_write_bw and rping between daemons on VLAN 7"
 	;;
 nd2)
 	command -v rdma_client >/dev/null || { echo "SKIP: no rdma_client"; exit 77; }
