@@ -468,6 +468,10 @@ static int sr_host_read_addrs(struct sr_pmd_dev *dev, struct sr_gid_table *t,
 	sr_gid_table_host(t, dev->addr.mac, (const uint8_t(*)[16])ip,
 			  (uint32_t)n);
 	*a = dev->addr;
+	/* RoCEv2 on a VLAN beside the kernel's traffic: the tag is the
+	 * configuration's (the XDP program looks through one tag) */
+	a->vlan = dev->cfg.vlan;
+	a->vlan_prio = dev->cfg.vlan_prio;
 	a->has_ipv4 = t->entry[1].valid;
 	memcpy(a->ipv4, t->entry[1].gid + 12, 4);
 	a->n_ipv6 = 0;

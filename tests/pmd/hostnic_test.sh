@@ -23,6 +23,9 @@
 #   restart    kill -9 of sroce on AF_XDP, then on af_packet + nftables:
 #              what it left (program, table) is there, a new pair on the
 #              same interfaces works, and a clean stop leaves nothing
+#   vlan       sroce's RoCEv2 on VLAN 7 (vlan = 7) beside the kernel's
+#              untagged traffic, on AF_XDP then af_packet: RDMA works and
+#              the frames on the veth are tagged 7, priority 5
 #   bad_input  an interface that does not exist, one that is down, a
 #              host NIC with a mac key: one line, nonzero exit, nothing
 #              attached
@@ -185,6 +188,35 @@ af_packet)
 	echo "during the run: nftables table inet sroce_$ia"
 	nothing_left $nsa $ia
 	nothing_left $nsb $ib
+	;;
+vlan)
+	# This kernel has no 802.1Q devices (no 8021q): the kernel's own
+	# traffic stays untagged and sroce's RoCEv2 goes tagged (vlan = 7),
+	# which only sroce's XDP program (one tag looked through) and the
+	# af_packet path take.  AF_XDP frames pass no packet tap (tcpdump
+	# sees none of them), so the tags are read from sroce's own capture,
+	# and the receiver takes only VLAN 7 (else drop_vlan).
+	command -v tshark >/dev/null || { echo "SKIP: no tshark"; exit 77; }
+	pair_setup
+	for mode in af_xdp af_packet; do
+		rm -f "$tmp/a.pcap" "$tmp/b.pcap"
+		hn_conf a $ia "iface_mode = $mode" "vlan = 7" "vlan_prio = 5" \
+			"capture = $tmp/a.pcap"
+		hn_conf b $ib "iface_mode = $mode" "vlan = 7" "vlan_prio = 5" \
+			"capture = $tmp/b.pcap"
+		run_pair 50 10.81.0.1
+		grep -q "AF_XDP unavailable" "$tmp/server.log" "$tmp/client.log" &&
+			fail "$mode: fell back to af_packet"
+		for s in a b; do
+			all=$(tshark -r "$tmp/$s.pcap" -Y 'udp.dstport == 4791' 2>/dev/null | wc -l)
+			tagged=$(tshark -r "$tmp/$s.pcap" -Y 'vlan.id == 7 && vlan.priority == 5 && udp.dstport == 4791' 2>/dev/null | wc -l)
+			echo "$mode: $s sent and received $all RoCEv2 frames, $tagged tagged VLAN 7 priority 5"
+			[ "$all" -gt 500 ] && [ "$tagged" -eq "$all" ] ||
+				fail "$mode: $s: $tagged of $all frames tagged"
+		done
+		nothing_left $nsa $ia
+		nothing_left $nsb $ib
+	done
 	;;
 fallback)
 	pair_setup
