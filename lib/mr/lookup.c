@@ -3,7 +3,8 @@
  * lookup.c — the data path's out-of-line parts: lookups through memory
  * windows, mapping page-list and SG translations to host segments, and
  * the copies (an on-demand region's through odp.c).  The common case (a
- * region with a linear translation) is inline in lookup.h.
+ * region with a linear translation: lookup, map, copy) is inline in
+ * lookup.h.
  */
 #include "mr/mr_priv.h"
 
@@ -259,14 +260,8 @@ static enum sr_mr_err sr_copy(const struct sr_mr_ref *ref, uint64_t va, uint8_t 
 	return SR_MR_OK;
 }
 
-enum sr_mr_err sr_mr_copy_to(const struct sr_mr_ref *ref, uint64_t va, const void *src,
-			     uint64_t len)
+enum sr_mr_err sr_mr_copy_slow_(const struct sr_mr_ref *ref, uint64_t va, uint8_t *buf,
+				uint64_t len, bool to_mr)
 {
-	return sr_copy(ref, va, (uint8_t *)(uintptr_t)src, len, true);
-}
-
-enum sr_mr_err sr_mr_copy_from(const struct sr_mr_ref *ref, uint64_t va, void *dst,
-			       uint64_t len)
-{
-	return sr_copy(ref, va, dst, len, false);
+	return sr_copy(ref, va, buf, len, to_mr);
 }

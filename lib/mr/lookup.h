@@ -523,10 +523,37 @@ static inline unsigned sr_mr_ref_map(const struct sr_mr_ref *ref, uint64_t va, u
  * copying to it, not writable); the bytes before that part may have been
  * copied.
  */
-enum sr_mr_err sr_mr_copy_to(const struct sr_mr_ref *ref, uint64_t va, const void *src,
-			     uint64_t len);
-enum sr_mr_err sr_mr_copy_from(const struct sr_mr_ref *ref, uint64_t va, void *dst,
-			       uint64_t len);
+enum sr_mr_err sr_mr_copy_slow_(const struct sr_mr_ref *ref, uint64_t va, uint8_t *buf,
+				uint64_t len, bool to_mr);
+
+/* The linear case inline (a memcpy); the rest in lookup.c. */
+static inline enum sr_mr_err sr_mr_copy_(const struct sr_mr_ref *ref, uint64_t va, uint8_t *buf,
+					 uint64_t len, bool to_mr)
+{
+	if (sr_likely(ref->xlate == SR_XLATE_LINEAR && ref->slot != NULL && va >= ref->va &&
+		      va - ref->va <= ref->len && len <= ref->len - (va - ref->va))) {
+		uint8_t *host = (uint8_t *)(uintptr_t)(ref->host + ref->off + (va - ref->va));
+
+		if (to_mr)
+			memcpy(host, buf, len);
+		else
+			memcpy(buf, host, len);
+		return SR_MR_OK;
+	}
+	return sr_mr_copy_slow_(ref, va, buf, len, to_mr);
+}
+
+static inline enum sr_mr_err sr_mr_copy_to(const struct sr_mr_ref *ref, uint64_t va,
+					   const void *src, uint64_t len)
+{
+	return sr_mr_copy_(ref, va, (uint8_t *)(uintptr_t)src, len, true);
+}
+
+static inline enum sr_mr_err sr_mr_copy_from(const struct sr_mr_ref *ref, uint64_t va,
+					     void *dst, uint64_t len)
+{
+	return sr_mr_copy_(ref, va, dst, len, false);
+}
 
 enum sr_mr_err sr_mr_ref_word_odp_(const struct sr_mr_ref *ref, uint64_t va, uint64_t **word);
 

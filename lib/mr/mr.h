@@ -31,6 +31,9 @@
  *  EPERM    a rule forbids it in   STATUS_INVALID_DEVICE_STATE    ND_INVALID_DEVICE_STATE
  *           this object's kind or state (fast-register on a VALID
  *           or normal MR, invalidate of a type-1 window, ...)
+ *  EOPNOTSUPP  on-demand paging where the kernel does not let this
+ *           process do it (sr_mr_odp_supported); only ibverbs asks
+ *           for ODP, and passes it on
  *
  * Threads.  Lookups (sr_mr_lookup) take no lock, and normally no atomic
  * read-modify-write, and may run on any thread concurrently with
