@@ -4,7 +4,8 @@
  *
  * Optional flags (IBV_ACCESS_OPTIONAL_RANGE, e.g. RELAXED_ORDERING) are
  * accepted and dropped, as rdma-core does for a device without them.
- * HUGETLB is advice only.  The FLUSH rights of rdma-core 45+ (bits 8 and 9,
+ * HUGETLB is advice only.  ON_DEMAND is lib/mr's SR_ACCESS_ON_DEMAND (a
+ * registration option: a QP's or a window's rights drop or refuse it).  The FLUSH rights of rdma-core 45+ (bits 8 and 9,
  * not in the 44 headers) are accepted: lib/mr has no separate FLUSH right
  * and the responder checks FLUSH against remote read / write.
  */
@@ -23,6 +24,7 @@
 	X(IBV_ACCESS_REMOTE_ATOMIC, SR_ACCESS_REMOTE_ATOMIC)       \
 	X(IBV_ACCESS_MW_BIND, SR_ACCESS_MW_BIND)                   \
 	X(IBV_ACCESS_ZERO_BASED, SR_ACCESS_ZERO_BASED)             \
+	X(IBV_ACCESS_ON_DEMAND, SR_ACCESS_ON_DEMAND)               \
 	X(IBV_ACCESS_HUGETLB, 0)                                   \
 	X(SR_IBV_ACCESS_FLUSH_GLOBAL, 0)                           \
 	X(SR_IBV_ACCESS_FLUSH_PERSISTENT, 0)
@@ -50,7 +52,7 @@ int sr_ibv_access_to_sr(unsigned int ibv, uint32_t *out)
 		}
 	}
 	if (ibv)
-		return -EINVAL;   /* ON_DEMAND and anything unknown */
+		return -EINVAL;   /* anything unknown */
 	*out = sr;
 	return 0;
 }

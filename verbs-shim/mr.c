@@ -4,7 +4,10 @@
  *
  * Registration never pins or touches memory (lib/mr: IOVA-as-VA), so it
  * needs no EAL: a PD and an MR work on a device whose port is not up.
+ * IBV_ACCESS_ON_DEMAND is lib/mr's on-demand paging (lib/mr/odp.c);
+ * ibv_reg_mr(pd, NULL, SIZE_MAX, ...ON_DEMAND) its implicit region.
  */
+#include <stddef.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,6 +199,12 @@ int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
 		errno = EINVAL;
 		return IBV_REREG_MR_ERR_INPUT;
 	}
+	/* libibverbs' own rule: a new translation names a buffer (so never
+	 * an implicit region) */
+	if ((sr_flags & SR_REREG_TRANS) && (addr == NULL || length == 0)) {
+		errno = EINVAL;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
 	if (sr_flags & SR_REREG_ACCESS) {
 		rc = sr_ibv_access_to_sr((unsigned int)access, &sr_access);
 		if (rc) {
@@ -227,6 +236,33 @@ int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
 	mr->rkey = sr_ibv_rkey(m->mr);
 	mr->handle = mr->lkey;
 	return 0;
+}
+
+/* ibv_sge is what lib/mr's advise ranges are. */
+_Static_assert(sizeof(struct ibv_sge) == sizeof(struct sr_mr_advise_sge) &&
+	       offsetof(struct ibv_sge, addr) == offsetof(struct sr_mr_advise_sge, addr) &&
+	       offsetof(struct ibv_sge, length) == offsetof(struct sr_mr_advise_sge, length) &&
+	       offsetof(struct ibv_sge, lkey) == offsetof(struct sr_mr_advise_sge, lkey),
+	       "struct ibv_sge and struct sr_mr_advise_sge differ");
+_Static_assert((int)IBV_ADVISE_MR_ADVICE_PREFETCH == SR_ADVISE_PREFETCH &&
+	       (int)IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE == SR_ADVISE_PREFETCH_WRITE &&
+	       (int)IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT == SR_ADVISE_PREFETCH_NO_FAULT &&
+	       IBV_ADVISE_MR_FLAG_FLUSH == SR_ADVISE_FLAG_FLUSH,
+	       "ibv_advise_mr's values and lib/mr's differ");
+
+/*
+ * ibv_advise_mr: lib/mr's errors are the verb's own (EOPNOTSUPP, EINVAL,
+ * EPERM, EFAULT: mr/mr.h), so they pass as they are, not through
+ * sr_ibv_err (which folds EPERM).
+ */
+int sr_ibv_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		     uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge)
+{
+	if (pd == NULL)
+		return EINVAL;
+	return -sr_mr_advise(sr_pd_of(pd), (unsigned int)advice, flags,
+			     (const struct sr_mr_advise_sge *)(void *)sg_list,
+			     num_sge);
 }
 
 /* ---- MW ---- */

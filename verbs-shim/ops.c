@@ -11,7 +11,7 @@
  * ibv_alloc_parent_domain, ibv_alloc_td and ibv_dealloc_td likewise
  * (pd_parent.c).  Ops left NULL make their inline helpers fail with
  * EOPNOTSUPP or ENOSYS (XRC, WQs, RSS, flows, DM, counters, CQ
- * moderation, ODP advice).
+ * moderation).  ibv_advise_mr goes to sr_ibv_advise_mr (mr.c).
  */
 #include "shim.h"
 
@@ -58,4 +58,5 @@ void sr_ibv_ctx_ops_init(struct sr_ibv_ctx *ctx)
 	v->alloc_parent_domain = sr_ibv_alloc_parent_domain;
 	v->alloc_td = sr_ibv_alloc_td;
 	v->dealloc_td = sr_ibv_dealloc_td;
+	v->advise_mr = sr_ibv_advise_mr;
 }

@@ -101,8 +101,19 @@ int sr_ibv_query_device_ex(struct ibv_context *c,
 		return EINVAL;
 	memset(&a, 0, sizeof(a));
 	sr_ibv_fill_device(sr_ctx(c)->rt, &a.orig_attr);
-	/* No ODP, TSO, RSS, timestamps, tag matching, CQ moderation,
-	 * device memory or PCI atomics: all zero. */
+	/* On-demand paging where lib/mr can do it (odp.c): explicit and
+	 * implicit regions, every RC operation and SRQ, UD send and receive
+	 * (UC works the same way but is not advertised, as on mlx5; no XRC). */
+	if (sr_mr_odp_supported()) {
+		a.odp_caps.general_caps = IBV_ODP_SUPPORT | IBV_ODP_SUPPORT_IMPLICIT;
+		a.odp_caps.per_transport_caps.rc_odp_caps =
+			IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV | IBV_ODP_SUPPORT_WRITE |
+			IBV_ODP_SUPPORT_READ | IBV_ODP_SUPPORT_ATOMIC | IBV_ODP_SUPPORT_SRQ_RECV;
+		a.odp_caps.per_transport_caps.ud_odp_caps =
+			IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV;
+	}
+	/* No TSO, RSS, timestamps, tag matching, CQ moderation, device
+	 * memory or PCI atomics: all zero. */
 	a.phys_port_cnt_ex = 1;
 	if (len > sizeof(a))
 		memset(attr, 0, len);

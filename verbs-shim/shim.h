@@ -318,6 +318,8 @@ int sr_ibv_query_device_ex(struct ibv_context *c,
 			   const struct ibv_query_device_ex_input *in,
 			   struct ibv_device_attr_ex *attr, size_t len);
 struct ibv_mw *sr_ibv_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int sr_ibv_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		     uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge);
 int sr_ibv_dealloc_mw(struct ibv_mw *mw);
 int sr_ibv_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 		   struct ibv_mw_bind *bind);

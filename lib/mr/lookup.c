@@ -2,8 +2,9 @@
 /*
  * lookup.c — the data path's out-of-line parts: lookups through memory
  * windows, mapping page-list and SG translations to host segments, and
- * the copies.  The common case (a region with a linear translation) is
- * inline in lookup.h.
+ * the copies (an on-demand region's through odp.c).  The common case (a
+ * region with a linear translation: lookup, map, copy) is inline in
+ * lookup.h.
  */
 #include "mr/mr_priv.h"
 
@@ -215,24 +216,28 @@ unsigned sr_mr_ref_map_slow_(const struct sr_mr_ref *ref, uint64_t off, uint64_t
 #define SR_COPY_SEGS 16
 
 /* Visit the pieces of [va, va + len) in order, a batch at a time. */
-static void sr_copy(const struct sr_mr_ref *ref, uint64_t va, uint8_t *buf, uint64_t len,
-		    bool to_mr)
+static enum sr_mr_err sr_copy(const struct sr_mr_ref *ref, uint64_t va, uint8_t *buf,
+			      uint64_t len, bool to_mr)
 {
-	if (ref->slot == NULL || len == 0 || va < ref->va || va - ref->va > ref->len ||
+	if (len == 0)
+		return SR_MR_OK;
+	if (ref->slot == NULL || va < ref->va || va - ref->va > ref->len ||
 	    len > ref->len - (va - ref->va))
-		return;
+		return SR_MR_E_BOUNDS;
 
 	uint64_t off = ref->off + (va - ref->va);
 
-	if (ref->xlate == SR_XLATE_LINEAR) {
+	if (sr_likely(ref->xlate == SR_XLATE_LINEAR)) {
 		uint8_t *host = (uint8_t *)(uintptr_t)(ref->host + off);
 
 		if (to_mr)
 			memcpy(host, buf, len);
 		else
 			memcpy(buf, host, len);
-		return;
+		return SR_MR_OK;
 	}
+	if (ref->xlate == SR_XLATE_ODP)
+		return sr_odp_copy_(ref->host + off, buf, len, to_mr);
 	while (len > 0) {
 		struct sr_seg segs[SR_COPY_SEGS];
 		struct sr_seg_out o = { .segs = segs, .max = SR_COPY_SEGS, .stop = true };
@@ -241,7 +246,7 @@ static void sr_copy(const struct sr_mr_ref *ref, uint64_t va, uint8_t *buf, uint
 		sr_map(ref, off, len, &o);
 		n = o.n < SR_COPY_SEGS ? o.n : SR_COPY_SEGS;
 		if (o.done == 0)
-			return;
+			return SR_MR_E_BOUNDS;
 		for (unsigned i = 0; i < n; i++) {
 			if (to_mr)
 				memcpy(segs[i].addr, buf, segs[i].len);
@@ -252,14 +257,11 @@ static void sr_copy(const struct sr_mr_ref *ref, uint64_t va, uint8_t *buf, uint
 		off += o.done;
 		len -= o.done;
 	}
+	return SR_MR_OK;
 }
 
-void sr_mr_copy_to(const struct sr_mr_ref *ref, uint64_t va, const void *src, uint64_t len)
+enum sr_mr_err sr_mr_copy_slow_(const struct sr_mr_ref *ref, uint64_t va, uint8_t *buf,
+				uint64_t len, bool to_mr)
 {
-	sr_copy(ref, va, (uint8_t *)(uintptr_t)src, len, true);
-}
-
-void sr_mr_copy_from(const struct sr_mr_ref *ref, uint64_t va, void *dst, uint64_t len)
-{
-	sr_copy(ref, va, dst, len, false);
+	return sr_copy(ref, va, buf, len, to_mr);
 }

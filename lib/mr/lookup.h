@@ -72,6 +72,17 @@ enum sr_access {
 /* IBTA: remote write or remote atomic requires local write. */
 #define SR_ACCESS_NEEDS_LOCAL_WRITE (SR_ACCESS_REMOTE_WRITE | SR_ACCESS_REMOTE_ATOMIC)
 
+/*
+ * On-demand paging (ODP): a registration option, not a right, so it is not
+ * in SR_ACCESS_LIST (windows, fast-register and QPs never take it).  The
+ * region's memory is reached through the kernel (odp.c), so a page the
+ * process has not mapped, or unmapped since, is an error (SR_MR_E_FAULT),
+ * never a fault of sroce's thread.
+ */
+#define SR_ACCESS_ON_DEMAND (1u << 7)
+/* Every bit a registration (sr_mr_register, sr_mr_rereg) may carry. */
+#define SR_ACCESS_REG_ALL (SR_ACCESS_ALL | SR_ACCESS_ON_DEMAND)
+
 /* Name of one access bit ("remote write"), or NULL if not a single bit. */
 const char *sr_access_name(uint32_t bit);
 
@@ -93,7 +104,9 @@ const char *sr_access_name(uint32_t bit);
 	X(E_LENGTH, "length rule: over MaxTransferLength, or an atomic "     \
 		    "that is not 8 bytes")                                   \
 	X(E_ALIGN,  "atomic address not 8-byte aligned")                     \
-	X(E_BOUNDS, "address range not inside the region or window")
+	X(E_BOUNDS, "address range not inside the region or window")        \
+	X(E_FAULT,  "on-demand region: the memory is not mapped in the "    \
+		    "process (or not writable), found when copying")
 
 enum sr_mr_err {
 #define SR_X(name, desc) SR_MR_##name,
@@ -127,6 +140,8 @@ enum sr_xlate {
 	SR_XLATE_LINEAR,   /* host = base + offset */
 	SR_XLATE_PAGES,    /* page array + first byte offset */
 	SR_XLATE_EXTENTS,  /* sorted extents (scatter/gather registration) */
+	SR_XLATE_ODP,      /* host = base + offset, reached through the kernel
+			    * (odp.c): unmapped memory is an error */
 };
 
 /*
@@ -144,7 +159,8 @@ enum sr_xlate {
 	X(MR_DMA,   1, 0, 0, SR_XLATE_LINEAR,  0)                            \
 	X(MR_PRIV,  1, 0, 0, SR_XLATE_LINEAR,  0)                            \
 	X(MW1,      0, 1, 1, SR_XLATE_NONE,    0)                            \
-	X(MW2,      0, 1, 1, SR_XLATE_NONE,    1)
+	X(MW2,      0, 1, 1, SR_XLATE_NONE,    1)                            \
+	X(MR_ODP,   1, 1, 0, SR_XLATE_ODP,     0)
 
 enum sr_slot_kind {
 #define SR_X(name, lk, rk, win, xl, inv) SR_KIND_##name,
@@ -185,7 +201,8 @@ const char *sr_slot_kind_name(unsigned kind);
  *            MR                                  MW
  *  iova      address of offset 0 (0 zero-based)  window base (0 zero-based)
  *  length    bytes                               bytes
- *  host      LINEAR: host addr of offset 0;      MR offset of the window
+ *  host      LINEAR, ODP: host addr of offset 0  MR offset of the window
+ *            (0 for an implicit ODP region);
  *            PAGES: uint64_t page array;
  *            EXTENTS: struct sr_extents *
  *  aux       PAGES: first byte offset            key of the bound MR
@@ -464,7 +481,9 @@ static inline void sr_mr_ref_put(struct sr_mr_ref *ref)
  * The host pieces covering [va, va + len) of a held reference, in order.
  * Fills at most max segments and returns how many the range needs (so a
  * return > max means segs was too short).  Returns 0 for an empty range
- * or one outside the reference.  Adjacent pages are merged.
+ * or one outside the reference, and for an on-demand (ODP) region, whose
+ * memory is only reached through sr_mr_copy_*() and sr_mr_ref_word().
+ * Adjacent pages are merged.
  */
 static inline unsigned sr_mr_ref_map(const struct sr_mr_ref *ref, uint64_t va, uint64_t len,
 				     struct sr_seg *segs, unsigned max)
@@ -499,9 +518,64 @@ static inline unsigned sr_mr_ref_map(const struct sr_mr_ref *ref, uint64_t va, u
 /*
  * Copy len bytes to / from [va, va + len) of a held reference.  The range
  * must lie inside the reference (the lookup checked it); a range outside
- * copies nothing.
+ * copies nothing and is SR_MR_E_BOUNDS.  Only an on-demand region can
+ * fail otherwise: SR_MR_E_FAULT when part of the range is not mapped (or,
+ * copying to it, not writable); the bytes before that part may have been
+ * copied.
  */
-void sr_mr_copy_to(const struct sr_mr_ref *ref, uint64_t va, const void *src, uint64_t len);
-void sr_mr_copy_from(const struct sr_mr_ref *ref, uint64_t va, void *dst, uint64_t len);
+enum sr_mr_err sr_mr_copy_slow_(const struct sr_mr_ref *ref, uint64_t va, uint8_t *buf,
+				uint64_t len, bool to_mr);
+
+/* The linear case inline (a memcpy); the rest in lookup.c. */
+static inline enum sr_mr_err sr_mr_copy_(const struct sr_mr_ref *ref, uint64_t va, uint8_t *buf,
+					 uint64_t len, bool to_mr)
+{
+	if (sr_likely(ref->xlate == SR_XLATE_LINEAR && ref->slot != NULL && va >= ref->va &&
+		      va - ref->va <= ref->len && len <= ref->len - (va - ref->va))) {
+		uint8_t *host = (uint8_t *)(uintptr_t)(ref->host + ref->off + (va - ref->va));
+
+		if (to_mr)
+			memcpy(host, buf, len);
+		else
+			memcpy(buf, host, len);
+		return SR_MR_OK;
+	}
+	return sr_mr_copy_slow_(ref, va, buf, len, to_mr);
+}
+
+static inline enum sr_mr_err sr_mr_copy_to(const struct sr_mr_ref *ref, uint64_t va,
+					   const void *src, uint64_t len)
+{
+	return sr_mr_copy_(ref, va, (uint8_t *)(uintptr_t)src, len, true);
+}
+
+static inline enum sr_mr_err sr_mr_copy_from(const struct sr_mr_ref *ref, uint64_t va,
+					     void *dst, uint64_t len)
+{
+	return sr_mr_copy_(ref, va, dst, len, false);
+}
+
+enum sr_mr_err sr_mr_ref_word_odp_(const struct sr_mr_ref *ref, uint64_t va, uint64_t **word);
+
+/*
+ * The aligned 8-byte word at va of a held reference, for an atomic
+ * operation in place: SR_MR_E_BOUNDS when [va, va + 8) is not one piece
+ * inside the reference; for an on-demand region, SR_MR_E_FAULT when its
+ * page is not mapped writable (the page is faulted in writable first, so
+ * the operation finds it; an application that unmaps it meanwhile, from
+ * another thread, races with its own in-flight atomic, see odp.c).
+ */
+static inline enum sr_mr_err sr_mr_ref_word(const struct sr_mr_ref *ref, uint64_t va,
+					    uint64_t **word)
+{
+	struct sr_seg seg;
+
+	if (sr_unlikely(ref->xlate == SR_XLATE_ODP))
+		return sr_mr_ref_word_odp_(ref, va, word);
+	if (sr_mr_ref_map(ref, va, 8, &seg, 1) != 1 || seg.len != 8)
+		return SR_MR_E_BOUNDS;
+	*word = (uint64_t *)(void *)seg.addr;
+	return SR_MR_OK;
+}
 
 #endif /* SR_MR_LOOKUP_H */

@@ -14,7 +14,8 @@
 #include "mr/mr_priv.h"
 
 #define SR_KIND_NORMAL_MASK                                                  \
-	(SR_KIND_BIT_(MR_VIRT) | SR_KIND_BIT_(MR_PAGES) | SR_KIND_BIT_(MR_SGL))
+	(SR_KIND_BIT_(MR_VIRT) | SR_KIND_BIT_(MR_PAGES) | SR_KIND_BIT_(MR_SGL) | \
+	 SR_KIND_BIT_(MR_ODP))
 
 static bool sr_kind_is_(unsigned kind, uint32_t mask)
 {
@@ -244,6 +245,26 @@ static int sr_mr_rereg_allowed(const struct sr_mr_slot *s, uint64_t w)
 	return 0;
 }
 
+/*
+ * The kind a registration of this kind becomes when only its access
+ * changes: a virtual buffer turns on-demand and back; a page list or SG
+ * list cannot be on demand, nor can an implicit region become a normal
+ * one (it would be a map of every address, pinned to nothing).  -1: not
+ * allowed.
+ */
+static int sr_mr_rereg_kind(const struct sr_mr_slot *s, unsigned kind, uint32_t access)
+{
+	bool odp = (access & SR_ACCESS_ON_DEMAND) != 0;
+
+	if (kind == SR_KIND_MR_VIRT || kind == SR_KIND_MR_ODP) {
+		if (!odp && kind == SR_KIND_MR_ODP &&
+		    sr_odp_is_implicit_(SR_LD(s->host), SR_LD(s->length)))
+			return -1;
+		return odp ? SR_KIND_MR_ODP : SR_KIND_MR_VIRT;
+	}
+	return odp ? -1 : (int)kind;
+}
+
 int sr_mr_rereg(struct sr_mr *mr, uint32_t flags, struct sr_pd *pd,
 		const struct sr_mr_src *src, uint32_t access)
 {
@@ -294,6 +315,9 @@ int sr_mr_rereg(struct sr_mr *mr, uint32_t flags, struct sr_pd *pd,
 	sr_slot_lock(s);
 	w = sr_slot_word_(s);
 	rc = sr_mr_rereg_allowed(s, w);
+	if (rc == 0 && !(flags & SR_REREG_TRANS) &&
+	    sr_mr_rereg_kind(s, SR_WORD_KIND(w), access) < 0)
+		rc = -EINVAL;
 	if (rc != 0)
 		goto out_unlock_free;
 	sr_slot_set(s, SR_WORD_KEY(w), SR_WORD_KIND(w), SR_SLOT_BUSY);
@@ -312,6 +336,7 @@ int sr_mr_rereg(struct sr_mr *mr, uint32_t flags, struct sr_pd *pd,
 		kind = x.kind;
 	} else {
 		SR_ST(s->access, access);
+		kind = (unsigned)sr_mr_rereg_kind(s, kind, access);
 	}
 	if (pd != old_pd) {
 		sr_pd_get(pd);
@@ -381,6 +406,18 @@ struct sr_pd *sr_mr_pd(const struct sr_mr *mr)
 bool sr_mr_is_valid(const struct sr_mr *mr)
 {
 	return SR_WORD_STATE(sr_slot_word_(sr_mr_slot_(mr))) == SR_SLOT_VALID;
+}
+
+bool sr_mr_is_odp(const struct sr_mr *mr)
+{
+	return SR_WORD_KIND(sr_slot_word_(sr_mr_slot_(mr))) == SR_KIND_MR_ODP;
+}
+
+bool sr_mr_is_implicit(const struct sr_mr *mr)
+{
+	const struct sr_mr_slot *s = sr_mr_slot_(mr);
+
+	return sr_mr_is_odp(mr) && sr_odp_is_implicit_(SR_LD(s->host), SR_LD(s->length));
 }
 
 bool sr_mr_is_fast_register(const struct sr_mr *mr)

@@ -31,6 +31,9 @@
  *  EPERM    a rule forbids it in   STATUS_INVALID_DEVICE_STATE    ND_INVALID_DEVICE_STATE
  *           this object's kind or state (fast-register on a VALID
  *           or normal MR, invalidate of a type-1 window, ...)
+ *  EOPNOTSUPP  on-demand paging where the kernel does not let this
+ *           process do it (sr_mr_odp_supported); only ibverbs asks
+ *           for ODP, and passes it on
  *
  * Threads.  Lookups (sr_mr_lookup) take no lock, and normally no atomic
  * read-modify-write, and may run on any thread concurrently with
@@ -183,6 +186,15 @@ struct sr_mr *sr_mr_create(struct sr_pd *pd, bool fast_register);
  * but the last ends on a page boundary; every element but the first
  * starts on one; every length >= 1.  Anything else is -EINVAL.  Unless
  * ZERO_BASED, iova's page offset equals the first element's.
+ *
+ * On demand (SR_ACCESS_ON_DEMAND, odp.c): a virtual buffer only (a page
+ * list or SG list is -EINVAL) whose memory need not be mapped: the data
+ * path reaches it through the kernel, and what is not mapped when a
+ * packet needs it is an error completion or NAK (SR_MR_E_FAULT), never a
+ * fault.  Address NULL with length UINT64_MAX and iova 0 is an implicit
+ * region: one key for every address of the process (iova == address),
+ * MaxRegistrationSize not applied.  -EOPNOTSUPP where the kernel lacks
+ * what it needs (sr_mr_odp_supported()).
  */
 int sr_mr_register(struct sr_mr *mr, const struct sr_mr_src *src, uint32_t access);
 
@@ -241,7 +253,10 @@ enum sr_rereg_flag {
  * unchanged.  Waits for references.
  *   -EINVAL  no or unknown flags, a bad source or access as for
  *            sr_mr_register(), a PD of another device, ZERO_BASED changed
+ *            without a new translation, ON_DEMAND added to a page-list
+ *            or SG registration, or taken from an implicit region,
  *            without a new translation
+ *   -EOPNOTSUPP  ON_DEMAND where sr_mr_odp_supported() is false
  *   -EFAULT  bad buffer
  *   -EBUSY   windows are bound
  *   -EPERM   not a registered normal MR (empty, fast-register, DMA)
@@ -260,8 +275,54 @@ uint64_t sr_mr_length(const struct sr_mr *mr);
 struct sr_pd *sr_mr_pd(const struct sr_mr *mr);
 bool sr_mr_is_valid(const struct sr_mr *mr);
 bool sr_mr_is_fast_register(const struct sr_mr *mr);
+bool sr_mr_is_odp(const struct sr_mr *mr);        /* on demand (explicit or implicit) */
+bool sr_mr_is_implicit(const struct sr_mr *mr);   /* implicit on demand */
 uint32_t sr_mr_windows(const struct sr_mr *mr);   /* windows bound */
 bool sr_mr_idle(const struct sr_mr *mr);          /* no reference held */
+
+/* ---------------------------------------------------------------------
+ * On-demand paging (odp.c)
+ * ------------------------------------------------------------------ */
+
+/*
+ * Whether on-demand regions work in this process: the kernel lets it
+ * process_vm_readv/writev itself (a seccomp policy may not) and has
+ * MADV_POPULATE_WRITE (Linux 5.14).  Probed once.
+ */
+bool sr_mr_odp_supported(void);
+
+/* ibv_advise_mr's advice values (the same numbers). */
+enum sr_mr_advice {
+	SR_ADVISE_PREFETCH = 0,           /* fault the range in, readable */
+	SR_ADVISE_PREFETCH_WRITE = 1,     /* fault it in writable */
+	SR_ADVISE_PREFETCH_NO_FAULT = 2,  /* only what is present: nothing to do */
+};
+
+/* sr_mr_advise() flags: wait for the prefetch and report its failure. */
+#define SR_ADVISE_FLAG_FLUSH (1u << 0)
+
+/* One range to advise on (the layout of struct ibv_sge). */
+struct sr_mr_advise_sge {
+	uint64_t addr;
+	uint32_t length;
+	uint32_t lkey;
+};
+
+/*
+ * Prefetch ranges of on-demand regions of pd (ibv_advise_mr).  Every range
+ * is checked before any is prefetched.  Without FLUSH a range that cannot
+ * be faulted in is ignored (best effort, as an RNIC's asynchronous
+ * prefetch); with FLUSH it is -EFAULT.  Zero-length ranges do nothing.
+ *   -EOPNOTSUPP  unknown advice
+ *   -EINVAL      unknown flags; pd or sg NULL; n 0; an lkey that names no
+ *                valid on-demand region of pd (no such key, a window, a
+ *                region that is not on demand, another PD's)
+ *   -EPERM       PREFETCH_WRITE on a region without LOCAL_WRITE
+ *   -EFAULT      a range not inside its region; with FLUSH, a range not
+ *                mapped (PREFETCH_WRITE: not mapped writable)
+ */
+int sr_mr_advise(struct sr_pd *pd, unsigned advice, uint32_t flags,
+		 const struct sr_mr_advise_sge *sg, uint32_t n);
 
 /* ---------------------------------------------------------------------
  * Fast-register MRs (frmr.c): the FREE <-> VALID engine

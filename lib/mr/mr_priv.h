@@ -165,6 +165,22 @@ int sr_xlate_build(struct sr_mr_dev *d, const struct sr_mr_src *src, uint32_t ac
 /* Install a built translation into a hidden slot (fields only). */
 void sr_xlate_install(struct sr_mr_slot *s, const struct sr_xlate_built *x, uint32_t access);
 
+/* ---- on-demand paging (odp.c) ---- */
+
+/*
+ * Copy len bytes between buf and the process memory at host through the
+ * kernel (process_vm_readv / process_vm_writev on the own process):
+ * SR_MR_OK, or SR_MR_E_FAULT where the memory is not mapped (or, to_mr,
+ * not writable).
+ */
+enum sr_mr_err sr_odp_copy_(uint64_t host, uint8_t *buf, uint64_t len, bool to_mr);
+
+/* An implicit ODP region: the whole address space, host 0 (xlate.c). */
+static inline bool sr_odp_is_implicit_(uint64_t host, uint64_t length)
+{
+	return host == 0 && length == UINT64_MAX;
+}
+
 /* ---- windows (mw.c) ---- */
 
 /* Drop one window binding from the MR whose key is mr_key. */

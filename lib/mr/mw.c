@@ -18,7 +18,7 @@
 #define SR_MW_ACCESS (SR_ACCESS_REMOTE | SR_ACCESS_ZERO_BASED)
 #define SR_MW_TARGET_MASK                                                    \
 	(SR_KIND_BIT_(MR_VIRT) | SR_KIND_BIT_(MR_PAGES) | SR_KIND_BIT_(MR_SGL) | \
-	 SR_KIND_BIT_(MR_FRMR))
+	 SR_KIND_BIT_(MR_FRMR) | SR_KIND_BIT_(MR_ODP))
 
 struct sr_mw *sr_mw_alloc(struct sr_pd *pd, enum sr_mw_type type)
 {

@@ -2,8 +2,9 @@
 /*
  * xlate.c — validating what a normal registration describes and building
  * its translation: a virtual buffer becomes a linear map (no storage, so
- * registering 1 GiB costs what 4 KiB costs), a page list a page array,
- * a scatter/gather list a table of extents.
+ * registering 1 GiB costs what 4 KiB costs), on demand (SR_ACCESS_ON_DEMAND)
+ * the same map reached through the kernel (odp.c), a page list a page
+ * array, a scatter/gather list a table of extents.
  *
  * Shapes.  A page list or an SG list must describe one virtually
  * contiguous region: only the first piece may start mid-page and only the
@@ -16,10 +17,12 @@
 
 int sr_access_check_reg(uint32_t access)
 {
-	if ((access & ~SR_ACCESS_ALL) != 0)
+	if ((access & ~SR_ACCESS_REG_ALL) != 0)
 		return -EINVAL;
 	if ((access & SR_ACCESS_NEEDS_LOCAL_WRITE) && !(access & SR_ACCESS_LOCAL_WRITE))
 		return -EINVAL;
+	if ((access & SR_ACCESS_ON_DEMAND) && !sr_mr_odp_supported())
+		return -EOPNOTSUPP;
 	return 0;
 }
 
@@ -60,8 +63,21 @@ static int sr_xlate_virt(struct sr_mr_dev *d, const struct sr_mr_src *src, uint3
 {
 	uint64_t addr = (uint64_t)(uintptr_t)src->virt.addr;
 	uint64_t length = src->virt.length;
+	bool odp = (access & SR_ACCESS_ON_DEMAND) != 0;
 	int rc;
 
+	if (odp && sr_odp_is_implicit_(addr, length)) {
+		/* Implicit ODP: every address of the process, as itself. */
+		if (src->iova != 0)
+			return -EINVAL;
+		*x = (struct sr_xlate_built){
+			.kind = SR_KIND_MR_ODP,
+			.iova = 0,
+			.length = UINT64_MAX,
+			.host = 0,
+		};
+		return 0;
+	}
 	rc = sr_xlate_check_size(d, length);
 	if (rc == 0)
 		rc = sr_xlate_check_buffer(addr, length);
@@ -70,7 +86,7 @@ static int sr_xlate_virt(struct sr_mr_dev *d, const struct sr_mr_src *src, uint3
 	if (rc != 0)
 		return rc;
 	*x = (struct sr_xlate_built){
-		.kind = SR_KIND_MR_VIRT,
+		.kind = odp ? SR_KIND_MR_ODP : SR_KIND_MR_VIRT,
 		.iova = (access & SR_ACCESS_ZERO_BASED) ? 0 : src->iova,
 		.length = length,
 		.host = addr,
@@ -195,6 +211,9 @@ int sr_xlate_build(struct sr_mr_dev *d, const struct sr_mr_src *src, uint32_t ac
 
 	if (rc != 0)
 		return rc;
+	/* On demand: a virtual buffer only (what ibv_reg_mr describes). */
+	if ((access & SR_ACCESS_ON_DEMAND) && src->kind != SR_MR_SRC_VIRT)
+		return -EINVAL;
 	switch (src->kind) {
 	case SR_MR_SRC_VIRT:
 		return sr_xlate_virt(d, src, access, out);

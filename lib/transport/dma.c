@@ -33,10 +33,12 @@ static enum sr_mr_err sr_dma_walk(struct sr_qp *qp, const struct sr_sge *sge,
 		if (err != SR_MR_OK)
 			return err;
 		if (to_mem)
-			sr_mr_copy_to(&ref, va, buf, n);
+			err = sr_mr_copy_to(&ref, va, buf, n);
 		else
-			sr_mr_copy_from(&ref, va, buf, n);
+			err = sr_mr_copy_from(&ref, va, buf, n);
 		sr_mr_ref_put(&ref);
+		if (sr_unlikely(err != SR_MR_OK))
+			return err;   /* on demand: not mapped */
 		buf += n;
 		len -= n;
 		off = 0;

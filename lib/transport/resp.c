@@ -401,8 +401,11 @@ static enum sr_resp_result sr_resp_write(struct sr_qp *qp,
 				    SR_ACCESS_REMOTE_WRITE, &ref);
 		if (err != SR_MR_OK)
 			return sr_resp_mr_nak(err);
-		sr_mr_copy_to(&ref, qp->resp.wva, sr_pkt_payload(pkt), len);
+		err = sr_mr_copy_to(&ref, qp->resp.wva, sr_pkt_payload(pkt),
+				    len);
 		sr_mr_ref_put(&ref);
+		if (sr_unlikely(err != SR_MR_OK))
+			return sr_resp_mr_nak(err);   /* on demand: unmapped */
 	}
 	qp->resp.wva += len;
 	qp->resp.wresid -= len;
@@ -504,7 +507,6 @@ static enum sr_resp_result sr_resp_atomic(struct sr_qp *qp,
 	uint64_t va = sr_atmeth_va(a), orig;
 	struct sr_resp_res *r;
 	struct sr_mr_ref ref;
-	struct sr_seg seg;
 	enum sr_mr_err err;
 	uint64_t *p;
 
@@ -514,11 +516,12 @@ static enum sr_resp_result sr_resp_atomic(struct sr_qp *qp,
 			    SR_ACCESS_REMOTE_ATOMIC, &ref);
 	if (err != SR_MR_OK)
 		return sr_resp_mr_nak(err);
-	if (sr_mr_ref_map(&ref, va, 8, &seg, 1) != 1 || seg.len != 8) {
+	err = sr_mr_ref_word(&ref, va, &p);
+	if (err != SR_MR_OK) {
 		sr_mr_ref_put(&ref);
-		return SR_RESP_REM_OP;
+		return err == SR_MR_E_FAULT ? sr_resp_mr_nak(err)
+					    : SR_RESP_REM_OP;
 	}
-	p = (uint64_t *)(void *)seg.addr;
 	if (pkt->opcode == SR_OPCODE(RC, COMPARE_SWAP)) {
 		orig = sr_atmeth_cmp(a);
 		__atomic_compare_exchange_n(p, &orig, sr_atmeth_swap_add(a),
@@ -582,9 +585,8 @@ static enum sr_resp_result sr_resp_atomic_write(struct sr_qp *qp,
 						uint32_t psn)
 {
 	const struct sr_reth *reth = sr_pkt_ext(pkt, SR_EXT_RETH);
-	uint64_t va = sr_reth_va(reth), v;
+	uint64_t va = sr_reth_va(reth), v, *p;
 	struct sr_mr_ref ref;
-	struct sr_seg seg;
 	enum sr_mr_err err;
 
 	if (!(qp->attr.qp_access_flags & SR_ACCESS_REMOTE_WRITE))
@@ -595,12 +597,14 @@ static enum sr_resp_result sr_resp_atomic_write(struct sr_qp *qp,
 			    SR_ACCESS_REMOTE_WRITE, &ref);
 	if (err != SR_MR_OK)
 		return sr_resp_mr_nak(err);
-	if (sr_mr_ref_map(&ref, va, 8, &seg, 1) != 1 || seg.len != 8) {
+	err = sr_mr_ref_word(&ref, va, &p);
+	if (err != SR_MR_OK) {
 		sr_mr_ref_put(&ref);
-		return SR_RESP_REM_OP;
+		return err == SR_MR_E_FAULT ? sr_resp_mr_nak(err)
+					    : SR_RESP_REM_OP;
 	}
 	memcpy(&v, sr_pkt_payload(pkt), 8);
-	__atomic_store_n((uint64_t *)(void *)seg.addr, v, __ATOMIC_SEQ_CST);
+	__atomic_store_n(p, v, __ATOMIC_SEQ_CST);
 	sr_mr_ref_put(&ref);
 	(void)sr_resp_res_new(qp, pkt->opcode, psn, 1);
 	qp->resp.msn++;

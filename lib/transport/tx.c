@@ -84,7 +84,8 @@ int sr_tx_send(struct sr_qp *qp, const struct sr_build *b,
 			err = sr_dma_remote(qp, src->rkey, src->va, len,
 					    SR_ACCESS_REMOTE_READ, &ref);
 			if (err == SR_MR_OK) {
-				sr_mr_copy_from(&ref, src->va, buf + off, len);
+				err = sr_mr_copy_from(&ref, src->va, buf + off,
+						      len);
 				sr_mr_ref_put(&ref);
 			}
 		} else {
