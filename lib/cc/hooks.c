@@ -86,6 +86,21 @@ static uint64_t sr_cc_limit(const struct sr_qp *qp)
 	return qp->dev->line_paced ? sr_cc_min_rate(l, qp->dev->line_bps) : l;
 }
 
+/*
+ * A paced QP asks for an ACK once per burst: at a low rate the unpaced
+ * spacing (SR_ACKREQ_EVERY packets) can take longer than the retransmit
+ * timeout, which then expires on packets that were not lost.
+ */
+static void sr_cc_set_ackreq(struct sr_qp *qp, uint64_t rate)
+{
+	uint32_t mtu = qp->mtu ? qp->mtu : 4096;
+	uint32_t n = sr_cc_burst(rate, mtu) / mtu;
+
+	if (n < 1)
+		n = 1;
+	qp->cc_ackreq_every = (uint16_t)(n < SR_ACKREQ_EVERY ? n : SR_ACKREQ_EVERY);
+}
+
 unsigned int sr_cc_req_budget(struct sr_qp *qp, unsigned int budget,
 			      uint64_t now)
 {
@@ -93,6 +108,7 @@ unsigned int sr_cc_req_budget(struct sr_qp *qp, unsigned int budget,
 
 	if (qp->cc_rp.line_bps == 0 && limit == 0) {
 		qp->cc_paced = false;          /* no CNP ever, no limit */
+		qp->cc_ackreq_every = 0;
 		return budget;
 	}
 	if (qp->cc_rp.line_bps != 0) {
@@ -104,14 +120,17 @@ unsigned int sr_cc_req_budget(struct sr_qp *qp, unsigned int budget,
 		rate = limit;
 	if (rate == 0) {
 		qp->cc_paced = false;          /* back at the line rate */
+		qp->cc_ackreq_every = 0;
 		return budget;
 	}
 	if (!qp->cc_paced) {
 		sr_pacer_init(&qp->cc_pacer, rate, sr_cc_burst(rate, qp->mtu), now);
 		qp->cc_paced = true;
+		sr_cc_set_ackreq(qp, rate);
 	} else if (qp->cc_pacer.rate_bps != rate) {
 		sr_pacer_set_rate(&qp->cc_pacer, rate, now);
 		sr_pacer_set_burst(&qp->cc_pacer, sr_cc_burst(rate, qp->mtu));
+		sr_cc_set_ackreq(qp, rate);
 	}
 	if (!sr_pacer_ready(&qp->cc_pacer, now)) {
 		qp->cc_pacer.held++;

@@ -265,6 +265,34 @@ START_TEST(explicit_rate_limit)
 }
 END_TEST
 
+/* A QP paced far below the line still has its packets acknowledged well
+ * within the retransmit timeout: at 2 Mbit/s, 64 packets of 1 KiB (the
+ * AckReq spacing of an unpaced QP) take 262 ms, four times the 67 ms
+ * timeout, and every such stretch timed out and was resent (16 QPs
+ * sharing 100 Mbit/s ended in RETRY_EXC that way).  A paced QP asks for
+ * an ACK once per burst. */
+START_TEST(slow_pace_no_timeout)
+{
+	struct h_pair p;
+	struct marker m;
+	uint64_t t0, took;
+
+	pair(&p, &m, NULL, NULL);
+	sim_set_tap(p.net, NULL, NULL);
+	ck_assert_int_eq(sr_qp_set_rate_limit(p.n[0].qp, 2000000), 0);
+	write_len(&p, 4096);                   /* empties the burst */
+	t0 = sim_now(p.net);
+	write_len(&p, 131072);
+	took = sim_now(p.net) - t0;
+	ck_assert_uint_eq(cnt(p.n[0].qp, SR_CNT_TIMEOUT), 0);
+	ck_assert_uint_eq(cnt(p.n[0].qp, SR_CNT_RETRY), 0);
+	h_pair_fini(&p);
+	/* 128 KiB at 2 Mbit/s: 524 ms */
+	ck_assert_msg(took >= 131072ull * 8 * 500 * 9 / 10, "took %llu ns",
+		      (unsigned long long)took);
+}
+END_TEST
+
 /* The address vector's static rate (IBV_RATE_2_5_GBPS = 2) paces a
  * connected QP as an explicit limit does; with both, the lower wins; the
  * QP's query gives it back. */
@@ -438,6 +466,7 @@ static Suite *hooks_suite(void)
 	tcase_add_test(tc, requester_paced_to_dcqcn_rate);
 	tcase_add_test(tc, line_rate_paces);
 	tcase_add_test(tc, explicit_rate_limit);
+	tcase_add_test(tc, slow_pace_no_timeout);
 	tcase_add_test(tc, static_rate_paces);
 	tcase_add_test(tc, forged_cnp);
 	tcase_add_test(tc, cnp_bad_targets);
