@@ -404,14 +404,22 @@ int main(int argc, char **argv)
 		for (int i = 0; i < nports; i++)
 			busy |= ports[i].n > 0;
 		/* Idle: sleep in poll; busy: spin so departures keep the rate. */
-		if (poll(pfd, (nfds_t)nports, busy ? 0 : 10) > 0)
-			for (int i = 0; i < nports; i++)
-				if (pfd[i].revents & POLLIN)
-					receive(i);
+		int ready = poll(pfd, (nfds_t)nports, busy ? 0 : 10);
+
+		/*
+		 * Departures first: after the switch lost its core for a
+		 * while, the port has sent meanwhile, and the frames that
+		 * arrived meanwhile must not find a queue that a real port
+		 * would have emptied.
+		 */
 		t = now_s();
 		for (int i = 0; i < nports; i++)
 			drain(&ports[i], t - last);
 		last = t;
+		if (ready > 0)
+			for (int i = 0; i < nports; i++)
+				if (pfd[i].revents & POLLIN)
+					receive(i);
 		if (stats && t - last_stats >= 1.0) {
 			write_stats(stats, t - t0);
 			last_stats = t;
