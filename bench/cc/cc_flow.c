@@ -136,7 +136,23 @@ static int cf_connect(struct cf *c, struct sr_qp *qp, uint32_t psn,
 	struct sr_node_peer peer = { .qpn = peer_qpn, .psn = peer_psn };
 	int rc;
 
+	struct sr_av av;
+
 	memcpy(peer.gid, gid, 16);
+	/* The peer's MAC first: on a loaded machine the peer may miss the
+	 * resolver's five requests in 1 s; a failed address is refused for
+	 * 1 s, then asked again. */
+	for (int i = 0; i < 8; i++) {
+		unsigned int idle = 0;
+
+		rc = sr_node_av(c->node, gid, &av, CF_WAIT_MS);
+		if (rc != -EHOSTUNREACH)
+			break;
+		for (uint64_t end = mono_ns() + 1100000000ull; mono_ns() < end;)
+			sr_node_relax(c->node, &idle);
+	}
+	if (rc)
+		return cf_fail("peer address", rc);
 	rc = sr_node_qp_connect(c->node, qp, psn, &peer, &conn, CF_WAIT_MS);
 	return rc ? cf_fail("QP connect", rc) : 0;
 }
