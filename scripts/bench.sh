@@ -147,6 +147,15 @@ step "sroced: through the daemon vs embedded (load $(load))"
 sh bench/suite/sroced_bench.sh "$build" "$raw" "$rep" > "$raw/sroced.txt" 2>&1 ||
 	echo "sroce: sroced benchmark failed (see $raw/sroced.txt)"
 
+# ---- 2d. congestion control end to end: 2 sender processes into 1
+# receiver through bneck's 100 Mbit/s port, 2 and 4 RC WRITE QPs, CC on and
+# off, $rep runs (raw/cc.txt, raw/cc.json, raw/cc-rates.png;
+# docs/congestion.md) ----
+step "congestion control through bneck (load $(load))"
+CC_SECONDS=$([ "$quick" = 1 ] && echo 3 || echo 6) \
+	sh bench/suite/cc_bench.sh "$build" "$raw" "$rep" > "$raw/cc-bench.txt" 2>&1 ||
+	echo "sroce: congestion-control benchmark failed (see $raw/cc-bench.txt)"
+
 link_memif $((rep + 1)) $((2 * rep))
 
 # ---- 3. progress modes ----
