@@ -12,6 +12,8 @@
 #   2b. the host's own NIC (iface:): AF_XDP vs af_packet, raw frames and
 #      perftest WRITE on a veth pair between two namespaces
 #      (bench/suite/hostnic_bench.sh);
+#   2d. congestion control: 2 sender processes, 2 and 4 QPs, through the
+#      test switch bneck, CC on and off (bench/suite/cc_bench.sh);
 #   3. progress modes: inline, dedicated with 1 and with 2 engine lcores
 #      per device (WRITE, 1 and 4 QPs);
 #   4. Debian's unmodified perftest on the drop-in libibverbs;
