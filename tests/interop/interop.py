@@ -769,30 +769,28 @@ class Scenario:
         return again.get(HOST_IP, 0), again.get(GUEST_IP, 0)
 
     def check_cnp(self):
-        """sroce answered the CE marks with CNPs to rxe: the capture holds
-        CNPs from sroce, each decoded with its 16 reserved bytes zero, and
-        sroce counted the marks and the CNPs."""
+        """sroce answered the CE marks with CNPs to rxe: sroce counted CE
+        frames (the bridge capture sees rxe's frames before the forward
+        hook marks them), and the capture holds CNPs from sroce, each
+        decoded with its 16 reserved bytes zero."""
         r = run([self.tools['pcap'], self.path('bridge.pcap')], timeout=120)
         cnps = [l for l in r.stdout.splitlines() if ' CNP[' in l]
         ours = [l for l in cnps if l.split()[1:2] == [HOST_IP]]
         bad = [l for l in cnps if 'reserved=zero' not in l]
-        ce = sum(1 for l in r.stdout.splitlines()
-                 if 'ecn=CE' in l and l.split()[1:2] == [GUEST_IP])
         s = self.sroce_counters or {}
+        ce = s.get('xport_ce_rcvd', 0)
         with open(self.path('cnp.txt'), 'w') as f:
-            f.write('CE-marked frames from rxe %d, CNPs from sroce %d, '
+            f.write('CE-marked frames sroce received %d, CNPs from sroce %d, '
                     'malformed CNPs %d\n' % (ce, len(ours), len(bad)))
             f.write('\n'.join(cnps[:20]) + '\n')
         if ce == 0:
-            self.problems.append('no CE-marked frame from rxe on the bridge')
+            self.problems.append('sroce received no CE-marked frame')
         if not ours:
             self.problems.append('no CNP from sroce on the bridge')
         if bad:
             self.problems.append('%d CNPs with reserved bytes not zero' % len(bad))
-        self.notes.append('CE from rxe %d, CNPs from sroce %d (sroce counted '
-                          'ce_rcvd %s, cnp_sent %s)' % (
-                              ce, len(ours), s.get('xport_ce_rcvd', '?'),
-                              s.get('xport_cnp_sent', '?')))
+        self.notes.append('sroce: ce_rcvd %d, cnp_sent %s; CNPs on the bridge %d'
+                          % (ce, s.get('xport_cnp_sent', '?'), len(ours)))
 
     def check_retransmit(self, before):
         sc = self.sc

@@ -118,7 +118,7 @@ class Lab:
 
     def nft_ce_on(self, src, dst):
         self.nft_ce_off()
-        rules = ('table %s %s {\n chain fwd {\n  type filter hook forward '
+        rules = ('table %s %s {\n chain cemark {\n  type filter hook forward '
                  'priority 0; policy accept;\n  ip saddr %s ip daddr %s udp '
                  'dport 4791 ip ecn set ce\n }\n}\n' %
                  (self.CE_NFT_TABLE[0], self.CE_NFT_TABLE[1], src, dst))
