@@ -100,23 +100,20 @@ static int load(const char *path)
 	return n;
 }
 
-/* A round axis end: 1, 2 or 5 times a power of ten, at least x. */
+/* A round axis end: the next multiple of the largest power of ten <= x. */
 static double nice_max(double x)
 {
 	double p = 1;
 
 	if (x <= 0)
 		return 1;
-	while (p * 10 < x)
+	while (p * 10 <= x)
 		p *= 10;
-	while (p > x * 10)
+	while (p > x)
 		p /= 10;
-	for (;;) {
-		if (p >= x) return p;
-		if (2 * p >= x) return 2 * p;
-		if (5 * p >= x) return 5 * p;
-		p *= 10;
-	}
+	double k = (double)(long long)(x / p);
+
+	return p * (k < x / p ? k + 1 : k);
 }
 
 static void text(cairo_t *cr, const char *s, double x, double y, double anchor)

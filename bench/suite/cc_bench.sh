@@ -136,6 +136,7 @@ python3 "$root/bench/cc/cc_report.py" --json "$out/cc" > "$out/cc.json"
 cat "$out/cc.txt"
 if [ -x "$plot" ]; then
 	python3 "$root/bench/cc/cc_report.py" --csv "$out/cc" q4-r1 > "$out/cc/rates.csv"
-	"$plot" "$out/cc/rates.csv" "$out/cc-rates.png" &&
+	"$plot" "$out/cc/rates.csv" "$out/cc-rates.png" \
+		"each QP's acknowledged WRITE rate: 2 senders x 2 QPs into bneck's $rate Mbit/s port (run 1 of $runs)" &&
 		echo "rate plot: $out/cc-rates.png"
 fi
