@@ -108,7 +108,8 @@ enum sr_dcqcn_stage {
  * 100 Mbit/s a 1 KiB packet takes 82 us, and with a 1 us period alpha
  * decayed to nothing between two CNPs and a cut took almost nothing (the
  * DCQCN paper asks for a period longer than the CNP interval).  6250 bytes
- * is 500 us at 100 Mbit/s (measured, docs/congestion.md) and under 1 us
+ * is 500 us at 100 Mbit/s (the value tried on the bottleneck benchmark,
+ * docs/congestion.md) and under 1 us
  * from 50 Gbit/s up, where ConnectX's 1 us holds unchanged.
  */
 #define SR_DCQCN_ALPHA_BYTES 6250u
