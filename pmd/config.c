@@ -54,7 +54,8 @@ typedef int (*sr_config_key_fn)(struct sr_pmd_config *cfg, const char *val,
 	X(fault_seed, sr_key_fault_seed)   \
 	X(ecn, sr_key_ecn)                 \
 	X(cc, sr_key_cc)                   \
-	X(dcqcn, sr_key_dcqcn)
+	X(dcqcn, sr_key_dcqcn)             \
+	X(line_rate, sr_key_line_rate)
 
 static int sr_copy_str(char *dst, size_t size, const char *val, char *why,
 		       size_t whylen)
@@ -502,6 +503,18 @@ static int sr_key_cc(struct sr_pmd_config *cfg, const char *val, char *why,
 		snprintf(why, whylen, "cc '%s' is not off or dcqcn", val);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* line_rate = Mbit/s of the link, 0 = the port's speed. */
+static int sr_key_line_rate(struct sr_pmd_config *cfg, const char *val,
+			    char *why, size_t whylen)
+{
+	unsigned long v;
+
+	if (sr_parse_uint(val, 0, 10000000, &v, why, whylen))
+		return -EINVAL;
+	cfg->line_rate = (uint32_t)v;
 	return 0;
 }
 

@@ -72,6 +72,9 @@ struct sr_pmd_config {
 	uint8_t ecn;                      /* sent ECN: 0 off, 2 ECT(0), 1 ECT(1) */
 	bool cc;                          /* DCQCN on (docs/congestion.md) */
 	struct sr_dcqcn_params dcqcn;
+	uint32_t line_rate;               /* Mbit/s: DCQCN's line rate and the
+					   * most a QP sends; 0 = the port's
+					   * speed, unpaced */
 	/*
 	 * Set by code, not by keys: a port to a shared device's daemon
 	 * (pmd/sroced) sends every frame to the daemon's MAC gw_mac, and the

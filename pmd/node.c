@@ -104,6 +104,7 @@ static int sr_node_wire(struct sr_node *node,
 	};
 	int rc;
 
+	dc.line_bps = sr_pmd_line_bps(node->pmd, &dc.line_paced);
 	sr_pmd_mac(node->pmd, dc.mac);
 	for (uint32_t i = 0; i < gids->n && i < SR_GID_TABLE_LEN; i++) {
 		if (gids->entry[i].valid)

@@ -65,6 +65,12 @@ const struct sr_link_ops *sr_pmd_link_ops(void);
 void *sr_pmd_link(struct sr_pmd_dev *dev);
 /* The port's speed in bit/s as DPDK reports it; 0 when it does not know. */
 uint64_t sr_pmd_speed_bps(const struct sr_pmd_dev *dev);
+/*
+ * The line rate for congestion control (sr_dev_config.line_bps): the
+ * configuration's line_rate, with *paced true (every QP is paced to it: a
+ * link slower than the port), else the port's speed, unpaced (0: unknown).
+ */
+uint64_t sr_pmd_line_bps(const struct sr_pmd_dev *dev, bool *paced);
 
 /*
  * Register the handler for received UDP/4791 frames (NULL to remove; such

@@ -417,6 +417,14 @@ uint64_t sr_pmd_speed_bps(const struct sr_pmd_dev *dev)
 	return (uint64_t)link.link_speed * 1000000u;
 }
 
+uint64_t sr_pmd_line_bps(const struct sr_pmd_dev *dev, bool *paced)
+{
+	uint32_t mbps = dev->cfg.line_rate;
+
+	*paced = mbps != 0;
+	return mbps ? (uint64_t)mbps * 1000000u : sr_pmd_speed_bps(dev);
+}
+
 bool sr_port_link_up(const struct sr_pmd_dev *dev)
 {
 	struct rte_eth_link link;

@@ -12,6 +12,8 @@
 #   2b. the host's own NIC (iface:): AF_XDP vs af_packet, raw frames and
 #      perftest WRITE on a veth pair between two namespaces
 #      (bench/suite/hostnic_bench.sh);
+#   2d. congestion control: 2 sender processes, 2 and 4 QPs, through the
+#      test switch bneck, CC on and off (bench/suite/cc_bench.sh);
 #   3. progress modes: inline, dedicated with 1 and with 2 engine lcores
 #      per device (WRITE, 1 and 4 QPs);
 #   4. Debian's unmodified perftest on the drop-in libibverbs;
@@ -146,6 +148,15 @@ sh bench/suite/hostnic_bench.sh "$build" "$raw" "$rep" > "$raw/hostnic.txt" 2>&1
 step "sroced: through the daemon vs embedded (load $(load))"
 sh bench/suite/sroced_bench.sh "$build" "$raw" "$rep" > "$raw/sroced.txt" 2>&1 ||
 	echo "sroce: sroced benchmark failed (see $raw/sroced.txt)"
+
+# ---- 2d. congestion control end to end: 2 sender processes into 1
+# receiver through bneck's 100 Mbit/s port, 2 and 4 RC WRITE QPs, CC on and
+# off, $rep runs (raw/cc.txt, raw/cc.json, raw/cc-rates.png;
+# docs/congestion.md) ----
+step "congestion control through bneck (load $(load))"
+CC_SECONDS=$([ "$quick" = 1 ] && echo 3 || echo 6) \
+	sh bench/suite/cc_bench.sh "$build" "$raw" "$rep" > "$raw/cc-bench.txt" 2>&1 ||
+	echo "sroce: congestion-control benchmark failed (see $raw/cc-bench.txt)"
 
 link_memif $((rep + 1)) $((2 * rep))
 

@@ -262,6 +262,7 @@ int sr_ibv_rt_up(struct sr_ibv_rt *rt)
 		/* ECN and congestion control as the configuration says */
 		dc.ecn = rt->cfg.ecn;
 		dc.cc = rt->cfg.cc ? &rt->cfg.dcqcn : NULL;
+		dc.line_bps = sr_pmd_line_bps(rt->pmd, &dc.line_paced);
 		dc.trace = sr_xstats_trace_ring(rt->pmd);  /* sroce-stat --trace */
 		dc.qpn_base = rt->cfg.has_gw ? rt->cfg.qpn_base : 0; /* sroced's */
 		dc.peer_cb = sr_pmd_daemon_peer_cb(rt->pmd);

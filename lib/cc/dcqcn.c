@@ -92,6 +92,9 @@ int sr_dcqcn_init(struct sr_dcqcn *s, const struct sr_dcqcn_params *p,
 	s->p = *p;
 	s->line_bps = line_bps;
 	s->max_bps = max_bps;
+	s->alpha_ns = (uint64_t)SR_DCQCN_ALPHA_BYTES * 8000000000ull / line_bps;
+	if (s->alpha_ns < (uint64_t)p->dce_tcp_rtt * US)
+		s->alpha_ns = (uint64_t)p->dce_tcp_rtt * US;
 	s->min_bps = (uint64_t)p->rpg_min_rate * MBPS;
 	if (s->min_bps > max_bps)
 		s->min_bps = max_bps;
@@ -158,7 +161,7 @@ void sr_dcqcn_on_cnp(struct sr_dcqcn *s, uint64_t now)
 	s->cnp_since_alpha = true;
 	if (s->stage == SR_DCQCN_IDLE) {
 		s->alpha = s->p.initial_alpha_value / 1024.0;
-		s->next_alpha_ns = now + s->p.dce_tcp_rtt * US;
+		s->next_alpha_ns = now + s->alpha_ns;
 		decrease(s, now);
 		return;
 	}
@@ -203,7 +206,7 @@ static void increase(struct sr_dcqcn *s, bool by_timer)
 /* Alpha ticks up to `until`: the first after a CNP keeps alpha, the rest decay it. */
 static void run_alpha(struct sr_dcqcn *s, uint64_t until)
 {
-	const uint64_t k = s->p.dce_tcp_rtt * US;
+	const uint64_t k = s->alpha_ns;
 	const double keep = 1.0 - gain(s);
 	uint32_t n = 0;
 

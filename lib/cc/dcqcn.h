@@ -100,6 +100,20 @@ enum sr_dcqcn_stage {
 	SR_DCQCN_HYPER,
 };
 
+/*
+ * Alpha's period is at least the time SR_DCQCN_ALPHA_BYTES take at the line
+ * rate (sroce's rule; ConnectX's period is dce_tcp_rtt alone).  The NP
+ * sends at most one CNP per marked packet, so alpha = the fraction of
+ * periods that saw a CNP can only reach 1 when a period holds packets: at
+ * 100 Mbit/s a 1 KiB packet takes 82 us, and with a 1 us period alpha
+ * decayed to nothing between two CNPs and a cut took almost nothing (the
+ * DCQCN paper asks for a period longer than the CNP interval).  6250 bytes
+ * is 500 us at 100 Mbit/s (the value tried on the bottleneck benchmark,
+ * docs/congestion.md) and under 1 us
+ * from 50 Gbit/s up, where ConnectX's 1 us holds unchanged.
+ */
+#define SR_DCQCN_ALPHA_BYTES 6250u
+
 struct sr_dcqcn {
 	struct sr_dcqcn_params p;
 	uint64_t line_bps;       /* the link's rate */
@@ -118,6 +132,8 @@ struct sr_dcqcn {
 	uint64_t bytes;          /* bytes counted toward the next BC event */
 	uint64_t next_rate_ns;   /* next rate timer expiry */
 	uint64_t next_alpha_ns;  /* next alpha timer expiry */
+	uint64_t alpha_ns;       /* alpha's period: dce_tcp_rtt, at least
+				  * SR_DCQCN_ALPHA_BYTES at the line rate */
 	uint64_t last_dec_ns;    /* time of the last decrease */
 	/* counters */
 	uint64_t cnps;           /* CNPs handed to the state machine */

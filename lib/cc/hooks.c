@@ -58,15 +58,47 @@ void sr_cc_rx_cnp(struct sr_qp *qp)
 	sr_qp_count(qp, SR_CNT_CNP_RCVD, 1);
 }
 
+uint32_t sr_cc_burst(uint64_t rate_bps, uint32_t mtu)
+{
+	uint64_t b = rate_bps / 8000u * SR_CC_BURST_NS / 1000000u;
+	uint32_t floor = mtu ? mtu : 4096;
+
+	if (b < floor)
+		b = floor;
+	return b > SR_CC_BURST_MAX ? SR_CC_BURST_MAX : (uint32_t)b;
+}
+
+/* The smaller of two rates, 0 meaning none. */
+static uint64_t sr_cc_min_rate(uint64_t a, uint64_t b)
+{
+	return a && b ? (a < b ? a : b) : a | b;
+}
+
 /* The explicit limits: ibv_modify_qp_rate_limit / IBV_QP_RATE_LIMIT and,
- * on a connected QP, the address vector's static rate; the lower wins. */
+ * on a connected QP, the address vector's static rate; and the line rate
+ * when the device is set to a link slower than its port; the lowest wins. */
 static uint64_t sr_cc_limit(const struct sr_qp *qp)
 {
 	uint64_t s = qp->type == SR_QPT_UD ? 0
 					   : sr_static_rate_bps(qp->attr.av.static_rate);
-	uint64_t l = qp->cc_limit_bps;
+	uint64_t l = sr_cc_min_rate(qp->cc_limit_bps, s);
 
-	return l && s ? (l < s ? l : s) : l | s;
+	return qp->dev->line_paced ? sr_cc_min_rate(l, qp->dev->line_bps) : l;
+}
+
+/*
+ * A paced QP asks for an ACK once per burst: at a low rate the unpaced
+ * spacing (SR_ACKREQ_EVERY packets) can take longer than the retransmit
+ * timeout, which then expires on packets that were not lost.
+ */
+static void sr_cc_set_ackreq(struct sr_qp *qp, uint64_t rate)
+{
+	uint32_t mtu = qp->mtu ? qp->mtu : 4096;
+	uint32_t n = sr_cc_burst(rate, mtu) / mtu;
+
+	if (n < 1)
+		n = 1;
+	qp->cc_ackreq_every = (uint16_t)(n < SR_ACKREQ_EVERY ? n : SR_ACKREQ_EVERY);
 }
 
 unsigned int sr_cc_req_budget(struct sr_qp *qp, unsigned int budget,
@@ -76,6 +108,7 @@ unsigned int sr_cc_req_budget(struct sr_qp *qp, unsigned int budget,
 
 	if (qp->cc_rp.line_bps == 0 && limit == 0) {
 		qp->cc_paced = false;          /* no CNP ever, no limit */
+		qp->cc_ackreq_every = 0;
 		return budget;
 	}
 	if (qp->cc_rp.line_bps != 0) {
@@ -87,13 +120,17 @@ unsigned int sr_cc_req_budget(struct sr_qp *qp, unsigned int budget,
 		rate = limit;
 	if (rate == 0) {
 		qp->cc_paced = false;          /* back at the line rate */
+		qp->cc_ackreq_every = 0;
 		return budget;
 	}
 	if (!qp->cc_paced) {
-		sr_pacer_init(&qp->cc_pacer, rate, SR_CC_BURST, now);
+		sr_pacer_init(&qp->cc_pacer, rate, sr_cc_burst(rate, qp->mtu), now);
 		qp->cc_paced = true;
-	} else {
+		sr_cc_set_ackreq(qp, rate);
+	} else if (qp->cc_pacer.rate_bps != rate) {
 		sr_pacer_set_rate(&qp->cc_pacer, rate, now);
+		sr_pacer_set_burst(&qp->cc_pacer, sr_cc_burst(rate, qp->mtu));
+		sr_cc_set_ackreq(qp, rate);
 	}
 	if (!sr_pacer_ready(&qp->cc_pacer, now)) {
 		qp->cc_pacer.held++;

@@ -33,8 +33,17 @@ unsigned int sr_cc_req_budget(struct sr_qp *qp, unsigned int budget,
 void sr_cc_req_sent(struct sr_qp *qp, uint64_t bytes, uint64_t now);
 uint64_t sr_cc_next_timer(struct sr_qp *qp, uint64_t now);
 
-/* Burst of a paced QP: a round's worth of packets at the largest MTU. */
-#define SR_CC_BURST (64u * 1024u)
+/*
+ * Burst of a paced QP: SR_CC_BURST_NS of its rate, at least one packet of
+ * its MTU (mtu 0: 4096) and at most SR_CC_BURST_MAX.  A switch queue is a
+ * few tens of KiB; a fixed 64 KiB per QP let every paced QP put more than
+ * that into it at once, before any CNP could act (docs/congestion.md).
+ * The time is long enough for the rounds of a busy engine: credit beyond
+ * the burst is lost, and rate with it (pacer.h).
+ */
+#define SR_CC_BURST_NS  500000ull
+#define SR_CC_BURST_MAX (64u * 1024u)
+uint32_t sr_cc_burst(uint64_t rate_bps, uint32_t mtu);
 
 /*
  * An explicit rate limit for the QP's requester (ibv_modify_qp_rate_limit,

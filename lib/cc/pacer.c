@@ -53,6 +53,18 @@ int sr_pacer_set_rate(struct sr_pacer *p, uint64_t rate_bps, uint64_t now)
 	return 0;
 }
 
+int sr_pacer_set_burst(struct sr_pacer *p, uint32_t burst_bytes)
+{
+	if (p == NULL || burst_bytes == 0 || burst_bytes > SR_PACER_MAX_BURST)
+		return -EINVAL;
+	p->burst = (int64_t)burst_bytes * UNITS_PER_BYTE;
+	if (p->credit > p->burst)
+		p->credit = p->burst;
+	if (p->credit < -p->burst)
+		p->credit = -p->burst;
+	return 0;
+}
+
 bool sr_pacer_take(struct sr_pacer *p, uint32_t bytes, uint64_t now)
 {
 	if (p->rate_bps == 0)

@@ -49,6 +49,12 @@ bool sr_pacer_take(struct sr_pacer *p, uint32_t bytes, uint64_t now);
 /* Has the bucket credit at `now`?  (Takes nothing.) */
 bool sr_pacer_ready(struct sr_pacer *p, uint64_t now);
 
+/*
+ * New burst from now on (1 .. SR_PACER_MAX_BURST bytes): credit above it
+ * is lost, debt below minus it forgiven.  0 or -EINVAL (p untouched).
+ */
+int sr_pacer_set_burst(struct sr_pacer *p, uint32_t burst_bytes);
+
 /* Take `bytes` already sent, whatever the credit (it may go negative). */
 void sr_pacer_charge(struct sr_pacer *p, uint64_t bytes);
 

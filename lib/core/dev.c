@@ -49,6 +49,7 @@ struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg)
 	if (cfg->cc)
 		dev->cc = *cfg->cc;
 	dev->line_bps = cfg->line_bps ? cfg->line_bps : 100000000000ull;
+	dev->line_paced = cfg->line_paced && cfg->line_bps != 0;
 	dev->trace = cfg->trace;
 	dev->sched_sweep_ns = cfg->sched_sweep_ns ? cfg->sched_sweep_ns
 						  : SR_SCHED_SWEEP_NS;

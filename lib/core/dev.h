@@ -96,6 +96,9 @@ struct sr_dev_config {
 	const struct sr_dcqcn_params *cc;    /* NULL: congestion control off
 					      * (no CNPs sent, CNPs dropped) */
 	uint64_t line_bps;                   /* link rate for DCQCN (0: 100G) */
+	bool line_paced;                     /* no QP sends above line_bps (a
+					      * link slower than the port, as
+					      * the configuration's line_rate) */
 	uint8_t ecn;                         /* ECN of sent RoCEv2 packets: 0 the
 					      * AV's traffic class as given,
 					      * 2 ECT(0), 1 ECT(1); 3 refused */

@@ -41,6 +41,7 @@ struct sr_dev {
 	bool cc_on;                    /* sr_dev_config.cc given */
 	struct sr_dcqcn_params cc;     /* its copy */
 	uint64_t line_bps;
+	bool line_paced;               /* sr_dev_config.line_paced */
 	struct sr_trace_ring *trace;   /* sr_dev_config.trace */
 
 	/* The engine's schedule (sched.h): kicks from any thread, the rest

@@ -193,6 +193,8 @@ struct sr_qp {
 	uint64_t cc_last_cnp_ns;      /* notification point: last CNP sent */
 	bool cc_cnp_sent;
 	bool cc_paced;                /* cc_pacer runs (a rate below the line) */
+	uint16_t cc_ackreq_every;     /* paced: AckReq every this many packets
+				       * (one burst), 0: SR_ACKREQ_EVERY */
 	uint64_t cc_limit_bps;        /* explicit limit, 0 = none */
 	struct sr_pacer cc_pacer;
 };

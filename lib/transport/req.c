@@ -6,7 +6,8 @@
  * the LAST or ONLY packet the rest (IBA 9.4).  The opcode of each packet
  * comes from one table, [transport][WR opcode][FIRST|MIDDLE|LAST|ONLY].
  * AckReq is set on the last packet of every RC message and on every
- * SR_ACKREQ_EVERY-th packet of a long one.  A READ or atomic WQE waits
+ * SR_ACKREQ_EVERY-th packet of a long one (of a paced QP, once per pacer
+ * burst: cc/hooks.c).  A READ or atomic WQE waits
  * while max_rd_atomic of them are outstanding; a fenced WQE waits until no
  * READ or atomic is outstanding.  Memory-engine WRs (LOCAL_INV, REG_MR,
  * BIND_MW) run here, in send-queue order.
@@ -332,7 +333,8 @@ static int sr_req_packet(struct sr_qp *qp, struct sr_send_wqe *w)
 	bool last = pos == SR_POS_LAST || pos == SR_POS_ONLY;
 
 	b.se = last && (wr->send_flags & SR_SEND_SOLICITED);
-	b.ackreq = rc && (last || qp->req.noack + 1 >= SR_ACKREQ_EVERY ||
+	b.ackreq = rc && (last || qp->req.noack + 1 >= (qp->cc_ackreq_every ?
+			  qp->cc_ackreq_every : SR_ACKREQ_EVERY) ||
 			  (qp->req.cwnd != 0 && sr_req_ackreq_cw(qp, npsn)));
 	ret = sr_tx_send(qp, &b, &src, len);
 	if (ret == -EAGAIN) {

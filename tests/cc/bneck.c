@@ -8,12 +8,18 @@
  * limit.  Why not the kernel: docs/congestion.md.
  *
  *   bneck -p IF [-p IF ...] [-r Mbit/s] [-q bytes] [-k Kmin] [-K Kmax]
- *         [-P Pmax%] [-t seconds] [-s stats-file]
+ *         [-P Pmax%] [-t seconds] [-s stats-file] [-l log-file [-i ms]]
  *
  * Runs until -t seconds pass or SIGINT/SIGTERM, then prints per port:
  * rx/tx frames and bytes, CE marked, tail drops, the largest queue and the
  * mean queue seen by departing frames (bytes).  -s writes the same lines
- * once a second (a file the test reads while it runs).
+ * once a second (a file the test reads while it runs).  -l appends, every
+ * -i milliseconds (100), one line per port with the monotonic clock's time
+ * (the clock every namespace shares) and its counters so far:
+ *   L <t_ns> <port> <tx_frames> <tx_bytes> <marked> <dropped> <qsum> <qmax>
+ * qmax there is the largest queue since the previous line, so a benchmark
+ * can take any window's drops, bytes, mean queue (qsum / tx) and largest
+ * queue.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -50,6 +56,7 @@ struct port {
 	double credit;          /* bytes the port may send now */
 	uint64_t rx, rx_bytes, tx, tx_bytes, marked, dropped, big;
 	uint64_t qmax, qsum;    /* queue bytes: largest, summed over departures */
+	uint64_t qmax_log;      /* largest queue since the last -l line */
 };
 
 static struct port ports[MAX_PORTS];
@@ -221,6 +228,8 @@ static void enqueue(struct port *p, const uint8_t *f, uint32_t len)
 	p->qbytes += len;
 	if (p->qbytes > p->qmax)
 		p->qmax = p->qbytes;
+	if (p->qbytes > p->qmax_log)
+		p->qmax_log = p->qbytes;
 }
 
 static void drain(struct port *p, double dt)
@@ -309,21 +318,44 @@ static void write_stats(const char *path, double elapsed)
 	rename(tmp, path);
 }
 
+static void write_log(FILE *f)
+{
+	struct timespec ts;
+	unsigned long long t;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t = (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+	for (int i = 0; i < nports; i++) {
+		struct port *p = &ports[i];
+
+		fprintf(f, "L %llu %s %llu %llu %llu %llu %llu %llu\n", t, p->name,
+			(unsigned long long)p->tx, (unsigned long long)p->tx_bytes,
+			(unsigned long long)p->marked,
+			(unsigned long long)p->dropped,
+			(unsigned long long)p->qsum,
+			(unsigned long long)p->qmax_log);
+		p->qmax_log = p->qbytes;
+	}
+	fflush(f);
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: bneck -p IF [-p IF ...] [-r Mbit/s] [-q bytes] "
-		"[-k Kmin] [-K Kmax] [-P Pmax%%] [-t seconds] [-s stats-file]\n");
+		"[-k Kmin] [-K Kmax] [-P Pmax%%] [-t seconds] [-s stats-file] "
+		"[-l log-file [-i ms]]\n");
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
 	const char *stats = NULL;
-	double duration = 0, t0, last, last_stats;
+	FILE *log = NULL;
+	double duration = 0, log_every = 0.1, t0, last, last_stats, last_log;
 	struct pollfd pfd[MAX_PORTS];
 	int c;
 
-	while ((c = getopt(argc, argv, "p:r:q:k:K:P:t:s:")) != -1) {
+	while ((c = getopt(argc, argv, "p:r:q:k:K:P:t:s:l:i:")) != -1) {
 		switch (c) {
 		case 'p':
 			if (nports == MAX_PORTS)
@@ -337,10 +369,19 @@ int main(int argc, char **argv)
 		case 'P': pmax = atof(optarg) / 100; break;
 		case 't': duration = atof(optarg); break;
 		case 's': stats = optarg; break;
+		case 'l':
+			log = fopen(optarg, "a");
+			if (log == NULL) {
+				fprintf(stderr, "bneck: %s: %s\n", optarg, strerror(errno));
+				return 1;
+			}
+			break;
+		case 'i': log_every = atof(optarg) / 1000; break;
 		default: return usage();
 		}
 	}
-	if (nports < 2 || rate_Bps <= 0 || kmax <= kmin || qlimit < SLOT)
+	if (nports < 2 || rate_Bps <= 0 || kmax <= kmin || qlimit < SLOT ||
+	    log_every <= 0)
 		return usage();
 	for (int i = 0; i < nports; i++) {
 		int rc = open_port(&ports[i]);
@@ -353,7 +394,9 @@ int main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	t0 = last = last_stats = now_s();
+	t0 = last = last_stats = last_log = now_s();
+	if (log)
+		write_log(log);
 	while (!stop) {
 		double t;
 		bool busy = false;
@@ -361,20 +404,36 @@ int main(int argc, char **argv)
 		for (int i = 0; i < nports; i++)
 			busy |= ports[i].n > 0;
 		/* Idle: sleep in poll; busy: spin so departures keep the rate. */
-		if (poll(pfd, (nfds_t)nports, busy ? 0 : 10) > 0)
-			for (int i = 0; i < nports; i++)
-				if (pfd[i].revents & POLLIN)
-					receive(i);
+		int ready = poll(pfd, (nfds_t)nports, busy ? 0 : 10);
+
+		/*
+		 * Departures first: after the switch lost its core for a
+		 * while, the port has sent meanwhile, and the frames that
+		 * arrived meanwhile must not find a queue that a real port
+		 * would have emptied.
+		 */
 		t = now_s();
 		for (int i = 0; i < nports; i++)
 			drain(&ports[i], t - last);
 		last = t;
+		if (ready > 0)
+			for (int i = 0; i < nports; i++)
+				if (pfd[i].revents & POLLIN)
+					receive(i);
 		if (stats && t - last_stats >= 1.0) {
 			write_stats(stats, t - t0);
 			last_stats = t;
 		}
+		if (log && t - last_log >= log_every) {
+			write_log(log);
+			last_log = t;
+		}
 		if (duration > 0 && t - t0 >= duration)
 			break;
+	}
+	if (log) {
+		write_log(log);
+		fclose(log);
 	}
 	if (stats)
 		write_stats(stats, now_s() - t0);

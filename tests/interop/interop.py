@@ -183,6 +183,17 @@ def scenarios():
         reads_args('ib_atomic_bw'), 'bw', faults=['tx drop prob=2%'],
         expect=['retransmit'], timeout=240)
 
+    # Congestion control (issue 20, docs/congestion.md): sroce runs with its
+    # defaults, cc = dcqcn and ecn = ect0.  An nftables rule on the lab's
+    # bridge marks every RoCEv2 frame from rxe to sroce CE, so sroce, the
+    # notification point, answers with CNPs (opcode 0x81) to rxe, which
+    # ignores them.  The programs must still pass, and the bridge capture
+    # must hold sroce's CNPs, well formed (reserved bytes zero).
+    for prog in ('ib_write_bw', 'ib_send_bw'):
+        add('cc', 'cc-ce-%s-64KiB' % prog[3:], prog,
+            ['-x', '1', '-F', '-s', str(64 * KiB), '-n', '100'], 'bw',
+            expect=['cnp'])
+
     # RDMA-CM: the programs connect through QP1 and the CM (sroce's
     # drop-in librdmacm, rxe's kernel rdma_cm); no TCP, no device name.
     # cm: (server args, client args, what the client prints at the end);
@@ -463,9 +474,14 @@ class Scenario:
         self.write_config()
         lab.setup('kernel' if sc['mode'] == 'sroced' else sc['mode'])
         saved_nft = lab.nft_lab_rule_off() if sc['mode'] == 'hostnic' else None
+        if 'cnp' in sc['expect']:
+            lab.nft_ce_on(GUEST_IP, HOST_IP)
+            self.notes.append('rxe->sroce frames marked CE on the bridge')
         try:
             return self.run_lab(saved_nft)
         finally:
+            if 'cnp' in sc['expect']:
+                lab.nft_ce_off()
             lab.nft_lab_rule_on(saved_nft)
 
     def run_lab(self, saved_nft):
@@ -562,6 +578,8 @@ class Scenario:
             self.check_arp()
         if 'cm' in sc['expect']:
             self.check_cm()
+        if 'cnp' in sc['expect']:
+            self.check_cnp()
         if sc['mode'] == 'hostnic':
             # the path the port took, as sroce-stat names the port
             try:
@@ -750,6 +768,30 @@ class Scenario:
             seen.add(m.groups())
         return again.get(HOST_IP, 0), again.get(GUEST_IP, 0)
 
+    def check_cnp(self):
+        """sroce answered the CE marks with CNPs to rxe: sroce counted CE
+        frames (the bridge capture sees rxe's frames before the forward
+        hook marks them), and the capture holds CNPs from sroce, each
+        decoded with its 16 reserved bytes zero."""
+        r = run([self.tools['pcap'], self.path('bridge.pcap')], timeout=120)
+        cnps = [l for l in r.stdout.splitlines() if ' CNP[' in l]
+        ours = [l for l in cnps if l.split()[1:2] == [HOST_IP]]
+        bad = [l for l in cnps if 'reserved=zero' not in l]
+        s = self.sroce_counters or {}
+        ce = s.get('xport_ce_rcvd', 0)
+        with open(self.path('cnp.txt'), 'w') as f:
+            f.write('CE-marked frames sroce received %d, CNPs from sroce %d, '
+                    'malformed CNPs %d\n' % (ce, len(ours), len(bad)))
+            f.write('\n'.join(cnps[:20]) + '\n')
+        if ce == 0:
+            self.problems.append('sroce received no CE-marked frame')
+        if not ours:
+            self.problems.append('no CNP from sroce on the bridge')
+        if bad:
+            self.problems.append('%d CNPs with reserved bytes not zero' % len(bad))
+        self.notes.append('sroce: ce_rcvd %d, cnp_sent %s; CNPs on the bridge %d'
+                          % (ce, s.get('xport_cnp_sent', '?'), len(ours)))
+
     def check_retransmit(self, before):
         sc = self.sc
         after = self.lab.rxe_counters()
@@ -880,6 +922,8 @@ GROUP_TITLES = {
     'hostnic': 'the host\'s own NIC: port = iface:rxehost0 (no mac/ipv4 keys), '
                'no udp/4791 drop rule',
     'sroced': 'the shared device: sroced owns the lab port, the programs are its clients',
+    'cc': 'congestion control on (dcqcn, ECT(0), the defaults): rxe->sroce frames '
+          'marked CE on the bridge, sroce sends CNPs to rxe',
 }
 
 

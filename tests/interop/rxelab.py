@@ -111,6 +111,27 @@ class Lab:
         if r.returncode != 0:
             raise LabError('nft restore failed: ' + r.stdout)
 
+    # Group cc: a bridge-family table that marks CE on RoCEv2 frames from
+    # src to dst (the IPv4 checksum is fixed up; the ICRC does not cover
+    # the ECN bits).
+    CE_NFT_TABLE = ('bridge', 'sroce_cc')
+
+    def nft_ce_on(self, src, dst):
+        self.nft_ce_off()
+        rules = ('table %s %s {\n chain cemark {\n  type filter hook forward '
+                 'priority 0; policy accept;\n  ip saddr %s ip daddr %s udp '
+                 'dport 4791 ip ecn set ce\n }\n}\n' %
+                 (self.CE_NFT_TABLE[0], self.CE_NFT_TABLE[1], src, dst))
+        r = subprocess.run(['ip', 'netns', 'exec', NS, 'nft', '-f', '-'],
+                           input=rules, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, universal_newlines=True,
+                           timeout=30)
+        if r.returncode != 0:
+            raise LabError('nft (CE marking) failed: ' + r.stdout)
+
+    def nft_ce_off(self):
+        self.ns('nft', 'delete', 'table', *self.CE_NFT_TABLE)
+
     def revive(self):
         """A guest whose agent no longer answers is restarted."""
         rc, out = self.exec('true', timeout=20)

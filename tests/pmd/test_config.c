@@ -140,6 +140,21 @@ START_TEST(test_ecn)
 }
 END_TEST
 
+/* line_rate: 0 (the port's speed) unless set; Mbit/s, bounded. */
+START_TEST(test_line_rate)
+{
+	ck_assert_uint_eq(cfg.line_rate, 0);
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, "line_rate = 100", "t", err,
+					     sizeof(err)), 0);
+	ck_assert_uint_eq(cfg.line_rate, 100);
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, "line_rate = 10000001", "t",
+					     err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, "line_rate = -1", "t", err,
+					     sizeof(err)), -EINVAL);
+	ck_assert_uint_eq(cfg.line_rate, 100);
+}
+END_TEST
+
 /* DCQCN on with ConnectX's defaults; every parameter settable by name. */
 START_TEST(test_dcqcn)
 {
@@ -421,6 +436,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_iface_port);
 	tcase_add_test(tc, test_ecn);
 	tcase_add_test(tc, test_dcqcn);
+	tcase_add_test(tc, test_line_rate);
 	tcase_add_test(tc, test_default_link_nodes);
 	tcase_add_test(tc, test_default_keeps_overrides);
 	tcase_add_test(tc, test_claim_node);

@@ -161,6 +161,34 @@ START_TEST(alpha_decays)
 }
 END_TEST
 
+/* On a slow line alpha's period is at least SR_DCQCN_ALPHA_BYTES at the
+ * line rate (500 us at 100 Mbit/s), so that one CNP per packet can hold
+ * alpha up: with ConnectX's 1 us period, alpha fell to 0.14 in the 400 us
+ * between two packets and a cut took almost nothing.  At 100 Gbit/s the
+ * period stays dce_tcp_rtt. */
+START_TEST(alpha_period_slow_line)
+{
+	const struct sr_dcqcn_params p = SR_DCQCN_PARAMS_DEFAULT;
+	const double g = (1024 - p.dce_tcp_g) / 1024.0;
+	struct sr_dcqcn s;
+	double a;
+
+	sr_dcqcn_init(&s, &p, 100 * MBPS);
+	sr_dcqcn_on_cnp(&s, 0);
+	a = s.alpha;
+	sr_dcqcn_advance(&s, 400 * US);         /* inside the first period */
+	ck_assert_msg(fabs(s.alpha - a) < 1e-12, "alpha %f", s.alpha);
+	sr_dcqcn_advance(&s, 1500 * US);        /* ticks at 500 (keeps), 1000, 1500 */
+	ck_assert(fabs(s.alpha - a * pow(1 - g, 2)) < 1e-12);
+
+	sr_dcqcn_init(&s, &p, LINE);
+	sr_dcqcn_on_cnp(&s, 0);
+	a = s.alpha;
+	sr_dcqcn_advance(&s, 10 * US);          /* 1 us ticks: 9 decays */
+	ck_assert(fabs(s.alpha - a * pow(1 - g, 9)) < 1e-12);
+}
+END_TEST
+
 /* CNPs inside rate_reduce_monitor_period coalesce into one decrease at the
  * end of the period. */
 START_TEST(monitor_period_coalesces)
@@ -404,6 +432,7 @@ static Suite *dcqcn_suite(void)
 	tcase_add_test(tc, one_cnp);
 	tcase_add_test(tc, cnp_train);
 	tcase_add_test(tc, alpha_decays);
+	tcase_add_test(tc, alpha_period_slow_line);
 	tcase_add_test(tc, monitor_period_coalesces);
 	tcase_add_test(tc, recovery_to_line_rate);
 	tcase_add_test(tc, hyper_increase);

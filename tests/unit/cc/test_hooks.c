@@ -174,10 +174,24 @@ START_TEST(cc_off)
 }
 END_TEST
 
+/* The burst of a paced QP follows its rate: 0.5 ms of it, one MTU at
+ * least, 64 KiB at most (a fixed 64 KiB overran a switch's queue). */
+START_TEST(burst_follows_rate)
+{
+	ck_assert_uint_eq(sr_cc_burst(100000000, 1024), 6250);
+	ck_assert_uint_eq(sr_cc_burst(1000000000, 4096), 62500);
+	ck_assert_uint_eq(sr_cc_burst(1000000, 1024), 1024);     /* floor */
+	ck_assert_uint_eq(sr_cc_burst(1000000, 0), 4096);
+	ck_assert_uint_eq(sr_cc_burst(100000000000ull, 1024), 65536);
+	ck_assert_uint_eq(sr_cc_burst(SR_PACER_MAX_RATE, 4096), 65536);
+}
+END_TEST
+
 /* After a CNP the requester sends at DCQCN's rate: one CNP sets 100
  * Mbit/s (rate_to_set_on_first_cnp, no recovery within the test), so 128
- * KiB take at least (128 KiB - the 64 KiB burst) * 8 / 100 Mbit/s of the
- * simulated clock; without congestion control far less. */
+ * KiB take at least (128 KiB - the burst at that rate, 6250 bytes) * 8 /
+ * 100 Mbit/s of the simulated clock (with the old fixed 64 KiB burst,
+ * 5.24 ms); without congestion control far less. */
 START_TEST(requester_paced_to_dcqcn_rate)
 {
 	struct sr_dcqcn_params cc = SR_DCQCN_PARAMS_DEFAULT;
@@ -209,8 +223,8 @@ START_TEST(requester_paced_to_dcqcn_rate)
 	free_run = sim_now(p.net) - t0;
 	h_pair_fini(&p);
 
-	ck_assert_msg(paced >= 65536ull * 8 * 10, "paced %llu ns",
-		      (unsigned long long)paced);   /* 5.24 ms */
+	ck_assert_msg(paced >= (131072ull - 6250) * 8 * 10, "paced %llu ns",
+		      (unsigned long long)paced);   /* 9.99 ms */
 	ck_assert_msg(paced < 131072ull * 8 * 10 * 2, "paced %llu ns",
 		      (unsigned long long)paced);
 	ck_assert_msg(free_run < 1000000, "free %llu ns",
@@ -251,6 +265,34 @@ START_TEST(explicit_rate_limit)
 }
 END_TEST
 
+/* A QP paced far below the line still has its packets acknowledged well
+ * within the retransmit timeout: at 2 Mbit/s, 64 packets of 1 KiB (the
+ * AckReq spacing of an unpaced QP) take 262 ms, four times the 67 ms
+ * timeout, and every such stretch timed out and was resent (16 QPs
+ * sharing 100 Mbit/s ended in RETRY_EXC that way).  A paced QP asks for
+ * an ACK once per burst. */
+START_TEST(slow_pace_no_timeout)
+{
+	struct h_pair p;
+	struct marker m;
+	uint64_t t0, took;
+
+	pair(&p, &m, NULL, NULL);
+	sim_set_tap(p.net, NULL, NULL);
+	ck_assert_int_eq(sr_qp_set_rate_limit(p.n[0].qp, 2000000), 0);
+	write_len(&p, 4096);                   /* empties the burst */
+	t0 = sim_now(p.net);
+	write_len(&p, 131072);
+	took = sim_now(p.net) - t0;
+	ck_assert_uint_eq(cnt(p.n[0].qp, SR_CNT_TIMEOUT), 0);
+	ck_assert_uint_eq(cnt(p.n[0].qp, SR_CNT_RETRY), 0);
+	h_pair_fini(&p);
+	/* 128 KiB at 2 Mbit/s: 524 ms */
+	ck_assert_msg(took >= 131072ull * 8 * 500 * 9 / 10, "took %llu ns",
+		      (unsigned long long)took);
+}
+END_TEST
+
 /* The address vector's static rate (IBV_RATE_2_5_GBPS = 2) paces a
  * connected QP as an explicit limit does; with both, the lower wins; the
  * QP's query gives it back. */
@@ -283,6 +325,49 @@ START_TEST(static_rate_paces)
 	/* the other side, no static rate: the line */
 	ck_assert_uint_eq(sr_qp_tx_rate(p.n[1].qp), 100000000000ull);
 	h_pair_fini(&p);
+}
+END_TEST
+
+/* A device set to a link slower than its port (line_paced, the pmd's
+ * line_rate) paces every QP to the line with no CNP and no limit; DCQCN
+ * cuts from that line; without line_paced the same line_bps only sizes
+ * DCQCN and the QP runs free. */
+START_TEST(line_rate_paces)
+{
+	struct sr_dcqcn_params cc = SR_DCQCN_PARAMS_DEFAULT;
+	struct h_opts o;
+	struct h_pair p;
+	uint64_t t0, paced, free_run;
+
+	cc.min_time_between_cnps = 1000000;
+	h_default_opts(&o, SR_QPT_RC);
+	o.buflen = 1 << 17;
+	o.mtu = SR_MTU_1024;
+	o.cc[0] = o.cc[1] = &cc;
+	o.line_bps[0] = o.line_bps[1] = 100000000;    /* 100 Mbit/s */
+	o.line_paced[0] = o.line_paced[1] = true;
+	h_pair_init(&p, &o);
+	write_64k(&p);                         /* empties the burst */
+	t0 = sim_now(p.net);
+	write_len(&p, 131072);
+	paced = sim_now(p.net) - t0;
+	ck_assert_uint_eq(sr_qp_tx_rate(p.n[0].qp), 100000000);
+	ck_assert_uint_eq(cnt(p.n[0].qp, SR_CNT_CNP_RCVD), 0);
+	h_pair_fini(&p);
+	/* 128 KiB at 100 Mbit/s: 10.5 ms, less one burst */
+	ck_assert_msg(paced >= (131072ull - 6250) * 8 * 10, "paced %llu ns",
+		      (unsigned long long)paced);
+
+	o.line_paced[0] = o.line_paced[1] = false;
+	h_pair_init(&p, &o);
+	write_64k(&p);
+	t0 = sim_now(p.net);
+	write_len(&p, 131072);
+	free_run = sim_now(p.net) - t0;
+	ck_assert_uint_eq(sr_qp_tx_rate(p.n[0].qp), 100000000);  /* the line */
+	h_pair_fini(&p);
+	ck_assert_msg(free_run < 1000000, "free %llu ns",
+		      (unsigned long long)free_run);
 }
 END_TEST
 
@@ -377,8 +462,11 @@ static Suite *hooks_suite(void)
 	tcase_add_test(tc, one_cnp_per_interval);
 	tcase_add_test(tc, every_ce_answered_without_interval);
 	tcase_add_test(tc, cc_off);
+	tcase_add_test(tc, burst_follows_rate);
 	tcase_add_test(tc, requester_paced_to_dcqcn_rate);
+	tcase_add_test(tc, line_rate_paces);
 	tcase_add_test(tc, explicit_rate_limit);
+	tcase_add_test(tc, slow_pace_no_timeout);
 	tcase_add_test(tc, static_rate_paces);
 	tcase_add_test(tc, forged_cnp);
 	tcase_add_test(tc, cnp_bad_targets);

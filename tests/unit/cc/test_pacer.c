@@ -105,6 +105,25 @@ START_TEST(pacer_rate_change)
 }
 END_TEST
 
+/* A smaller burst cuts the credit (and the debt) to it at once. */
+START_TEST(pacer_burst_change)
+{
+	struct sr_pacer p;
+
+	ck_assert_int_eq(sr_pacer_init(&p, 1 * GBPS, 65536, 0), 0);
+	ck_assert_uint_eq(sr_pacer_credit_bytes(&p), 65536);
+	ck_assert_int_eq(sr_pacer_set_burst(&p, 4096), 0);
+	ck_assert_uint_eq(sr_pacer_credit_bytes(&p), 4096);
+	sr_pacer_charge(&p, 1 << 20);
+	ck_assert_int_eq(p.credit, -4096ll * 8000000000ll);
+	/* 4096 bytes of debt at 1 Gbit/s: 32.768 us to pay back */
+	ck_assert_uint_eq(sr_pacer_next(&p, 0), 32769);
+	ck_assert_int_eq(sr_pacer_set_burst(&p, 0), -EINVAL);
+	ck_assert_int_eq(sr_pacer_set_burst(&p, SR_PACER_MAX_BURST + 1), -EINVAL);
+	ck_assert_int_eq(sr_pacer_set_burst(NULL, 1), -EINVAL);
+}
+END_TEST
+
 /* Long idle, a clock that runs back, and the largest values do not overflow. */
 START_TEST(pacer_edges)
 {
@@ -161,6 +180,7 @@ static Suite *pacer_suite(void)
 	tcase_add_test(tc, pacer_unlimited);
 	tcase_add_test(tc, pacer_next);
 	tcase_add_test(tc, pacer_rate_change);
+	tcase_add_test(tc, pacer_burst_change);
 	tcase_add_test(tc, pacer_edges);
 	tcase_add_test(tc, static_rate_table);
 	suite_add_tcase(s, tc);

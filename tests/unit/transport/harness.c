@@ -79,6 +79,8 @@ static void h_node_init(struct h_pair *p, int i)
 	cfg.async_ctx = n;
 	cfg.ecn = o->ecn;
 	cfg.cc = o->cc[i];
+	cfg.line_bps = o->line_bps[i];
+	cfg.line_paced = o->line_paced[i];
 	cfg.trace = o->trace[i];
 	cfg.qpn_base = o->qpn_base[i];
 	/* no safety sweep: a QP the engine's schedule forgets (a missing
