@@ -151,8 +151,8 @@ static void draw_panel(cairo_t *cr, const struct panel *p, double y0,
 	cairo_rectangle(cr, LEFT, y0, pw, ph);
 	cairo_stroke(cr);
 	text(cr, p->name, LEFT + 6, y0 - 8, 0);
-	cairo_save(cr);
-	cairo_move_to(cr, 18, y0 + ph / 2);
+	cairo_save(cr);                          /* the unit, up the y axis */
+	cairo_translate(cr, 18, y0 + ph / 2);
 	cairo_rotate(cr, -1.5708);
 	text(cr, "Mbit/s", 0, 0, 0.5);
 	cairo_restore(cr);
