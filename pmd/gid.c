@@ -8,20 +8,24 @@
 
 #include "gid.h"
 
+void sr_gid_eui64(uint8_t eui[8], const uint8_t mac[6])
+{
+	eui[0] = mac[0] ^ 0x02;
+	eui[1] = mac[1];
+	eui[2] = mac[2];
+	eui[3] = 0xff;
+	eui[4] = 0xfe;
+	eui[5] = mac[3];
+	eui[6] = mac[4];
+	eui[7] = mac[5];
+}
+
 void sr_gid_link_local(uint8_t gid[16], const uint8_t mac[6])
 {
 	memset(gid, 0, 16);
 	gid[0] = 0xfe;
 	gid[1] = 0x80;
-	/* Modified EUI-64: flip the universal/local bit, ff:fe in the middle. */
-	gid[8] = mac[0] ^ 0x02;
-	gid[9] = mac[1];
-	gid[10] = mac[2];
-	gid[11] = 0xff;
-	gid[12] = 0xfe;
-	gid[13] = mac[3];
-	gid[14] = mac[4];
-	gid[15] = mac[5];
+	sr_gid_eui64(gid + 8, mac);
 }
 
 int sr_gid_table_build(struct sr_gid_table *t, const uint8_t mac[6],

@@ -63,6 +63,11 @@ int sr_gid_query(const struct sr_gid_table *t, uint32_t idx,
 /* Index of a GID, or -ENOENT. */
 int sr_gid_find(const struct sr_gid_table *t, const uint8_t gid[16]);
 
+/* The modified EUI-64 of mac (the universal/local bit flipped, ff:fe in
+ * the middle): the interface ID of the link-local GID and the device's
+ * node GUID. */
+void sr_gid_eui64(uint8_t eui[8], const uint8_t mac[6]);
+
 /* fe80::/64 with the modified EUI-64 of mac. */
 void sr_gid_link_local(uint8_t gid[16], const uint8_t mac[6]);
 

@@ -25,6 +25,7 @@
 #include "cm_host.h"
 #include "core/dev.h"
 #include "daemon.h"
+#include "gid.h"
 #include "pmd.h"
 #include "shim.h"
 
@@ -151,10 +152,10 @@ int ibv_get_device_index(struct ibv_device *device)
 /* Node GUID: the modified EUI-64 of the MAC, as RoCE devices report it. */
 __be64 sr_ibv_guid(const uint8_t mac[6])
 {
-	uint8_t g[8] = { mac[0] ^ 2, mac[1], mac[2], 0xff, 0xfe,
-			 mac[3], mac[4], mac[5] };
+	uint8_t g[8];
 	__be64 v;
 
+	sr_gid_eui64(g, mac);
 	memcpy(&v, g, sizeof(v));
 	return v;
 }

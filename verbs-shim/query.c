@@ -33,16 +33,6 @@
 	 IBV_DEVICE_MEM_WINDOW_TYPE_2B | IBV_DEVICE_N_NOTIFY_CQ |          \
 	 IBV_DEVICE_MEM_MGT_EXTENSIONS)
 
-static __be64 sr_ibv_node_guid(const uint8_t mac[6])
-{
-	uint8_t g[8] = { mac[0] ^ 2, mac[1], mac[2], 0xff, 0xfe,
-			 mac[3], mac[4], mac[5] };
-	__be64 v;
-
-	memcpy(&v, g, sizeof(v));
-	return v;
-}
-
 static void sr_ibv_fill_device(const struct sr_ibv_rt *rt,
 			       struct ibv_device_attr *a)
 {
@@ -50,7 +40,7 @@ static void sr_ibv_fill_device(const struct sr_ibv_rt *rt,
 
 	memset(a, 0, sizeof(*a));
 	snprintf(a->fw_ver, sizeof(a->fw_ver), "%s", SR_IBV_FW_VER);
-	a->node_guid = sr_ibv_node_guid(rt->mac);
+	a->node_guid = sr_ibv_guid(rt->mac);
 	a->sys_image_guid = a->node_guid;
 	a->max_mr_size = l->max_registration_size;
 	a->page_size_cap = ~(SR_PAGE_SIZE - 1);

@@ -19,6 +19,7 @@
 
 #include "counters.h"
 #include "frame.h"
+#include "gid.h"
 #include "sroced.h"
 #include "wire/hdr.h"
 
@@ -34,10 +35,7 @@ void srd_frame_gid(const uint8_t *p, const struct sr_frame *f, bool dst,
 		       uint8_t gid[16])
 {
 	if (f->ip_version == 4) {
-		memset(gid, 0, 10);
-		gid[10] = 0xff;
-		gid[11] = 0xff;
-		memcpy(gid + 12, p + f->l3 + (dst ? 16 : 12), 4);
+		sr_gid_from_ipv4(gid, p + f->l3 + (dst ? 16 : 12));
 	} else {
 		memcpy(gid, p + f->l3 + (dst ? 24 : 8), 16);
 	}

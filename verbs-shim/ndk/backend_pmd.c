@@ -12,6 +12,7 @@
 
 #include "cm/cma.h"
 #include "cm_host.h"
+#include "gid.h"
 #include "ndk_priv.h"
 #include "node.h"
 
@@ -135,22 +136,14 @@ static int sr_ndk_pmd_cm_create(struct sr_ndk_pmd *p)
 		.pmd = sr_node_pmd(p->node),
 		.dev = sr_node_dev(p->node),
 	};
-	uint8_t *m = hc.mac, g[8];
+	uint8_t g[8];
 	int rc;
 
 	rc = sr_node_gid(p->node, 0, hc.gid);
 	if (rc)
 		return rc;
 	sr_pmd_mac(hc.pmd, hc.mac);
-	/* EUI-64 from the MAC, as the verbs device's node GUID */
-	g[0] = m[0] ^ 2;
-	g[1] = m[1];
-	g[2] = m[2];
-	g[3] = 0xff;
-	g[4] = 0xfe;
-	g[5] = m[3];
-	g[6] = m[4];
-	g[7] = m[5];
+	sr_gid_eui64(g, hc.mac);        /* as the verbs device's node GUID */
 	memcpy(&hc.ca_guid, g, 8);
 	return sr_cm_host_create(&hc, &p->cm);
 }
