@@ -25,6 +25,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "report.h"
+
 #define GID_INDEX 1
 #define BUF_LEN   65536
 #define REMOTE_ALL (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
@@ -51,23 +53,6 @@ struct env {
 	struct ibv_cq_ex *cq;
 	struct ibv_qp *a, *b;       /* a sends, b is the target */
 };
-
-static int failures;
-
-static void report(const char *name, int ok, const char *detail)
-{
-	printf("%s %s%s%s\n", ok ? "ok  " : "FAIL", name, detail ? ": " : "",
-	       detail ? detail : "");
-	failures += !ok;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Wait for one completion of cq_ex; returns its status, or -1 on timeout. */
 static int wait_one(struct ibv_cq_ex *cq, uint64_t *wr_id,

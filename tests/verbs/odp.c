@@ -37,6 +37,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "report.h"
+
 #define GID_INDEX 1
 #define PG 4096
 #define NPG 8
@@ -54,23 +56,6 @@ struct pair {
 	struct ibv_cq *cq, *cqb;
 	struct ibv_qp *a, *b;
 };
-
-static int failures;
-
-static void report(const char *name, int ok, const char *detail)
-{
-	printf("%s %s%s%s\n", ok ? "ok  " : "FAIL", name, detail ? ": " : "",
-	       detail ? detail : "");
-	failures += !ok;
-}
-
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 /* The completion of wr_id (others are skipped), for up to 5 s; 1 when got. */
 static int wait_wr(struct ibv_cq *cq, uint64_t id, struct ibv_wc *wc)

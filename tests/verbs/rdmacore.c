@@ -34,6 +34,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "report.h"
+
 #define GID_INDEX 1
 #define BUF_LEN   4096
 
@@ -44,23 +46,6 @@ struct env {
 	uint8_t *buf;
 	union ibv_gid gid;
 };
-
-static int failures;
-
-static void report(const char *name, int ok, const char *detail)
-{
-	printf("%s %s%s%s\n", ok ? "ok  " : "FAIL", name, detail ? ": " : "",
-	       detail ? detail : "");
-	failures += !ok;
-}
-
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 /* Poll one completion for up to secs; 1 when got. */
 static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc, double secs)
