@@ -76,6 +76,11 @@ if [ ! -f "$tests/run_tests.py" ]; then
 	fi
 fi
 
+# The per-run folders go whatever ends the script (a timeout, Ctrl-C).
+chkdir="" dir=""
+trap 'rm -rf ${chkdir:+"$chkdir"} ${dir:+"$dir"}' EXIT
+trap 'exit 130' INT TERM
+
 # The drop-in, not rdma-core's libibverbs, must be what pyverbs runs on.
 chkdir=$(mktemp -d /tmp/sroce-rct.XXXXXX)
 chk=$(SROCE_RUN_DIR=$chkdir "$run" "$py" -c '
