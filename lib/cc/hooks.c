@@ -11,7 +11,7 @@
 
 static bool sr_cc_connected(const struct sr_qp *qp)
 {
-	return qp->type == SR_QPT_RC || qp->type == SR_QPT_UC;
+	return sr_qp_connected(qp);
 }
 
 void sr_cc_rx_ce(struct sr_qp *qp, const struct sr_pkt *ce)

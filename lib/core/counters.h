@@ -60,7 +60,8 @@
 	X(CNP_RCVD, "CNPs received for an RC/UC QP (reaction point)")       \
 	X(CNP_DROP, "CNPs dropped: UD QP, or congestion control off")       \
 	X(NOT_ROCE, "frames that are not RoCEv2")                           \
-	X(PARSE_DROP, "RoCEv2 frames the parser refused (see per reason)")
+	X(PARSE_DROP, "RoCEv2 frames the parser refused (see per reason)")  \
+	X(XRC_SRQ_NAK, "XRC requests NAKed: no SRQ of the target's domain")
 
 enum sr_counter {
 #define SR_X(n, t) SR_CNT_##n,

@@ -110,6 +110,13 @@ struct sr_qp *sr_dev_qp_lookup(struct sr_dev *dev, uint32_t qpn)
 	return dev->qps[qpn - dev->qpn_base];
 }
 
+struct sr_srq *sr_dev_srq_lookup(struct sr_dev *dev, uint32_t srqn)
+{
+	if (srqn < SR_SRQN_BASE || srqn - SR_SRQN_BASE >= SR_MAX_SRQ)
+		return NULL;
+	return dev->srqs[srqn - SR_SRQN_BASE];
+}
+
 /* IBTA 10.9.3: same low 15 bits, and not both limited members. */
 static bool sr_pkey_match(uint16_t a, uint16_t b)
 {
@@ -117,14 +124,20 @@ static bool sr_pkey_match(uint16_t a, uint16_t b)
 	       ((a | b) & 0x8000);
 }
 
-/* Which QP types carry an opcode's transport. */
-static bool sr_tt_matches(enum sr_qp_type t, uint8_t opcode)
+/*
+ * Which QP types carry an opcode's transport: an XRC initiator takes only
+ * XRC responses, a target only XRC requests.
+ */
+static bool sr_tt_matches(enum sr_qp_type t, const struct sr_pkt *pkt)
 {
-	uint8_t tt = opcode & SR_TT_MASK;
+	uint8_t tt = pkt->opcode & SR_TT_MASK;
+	bool req = (pkt->op->flags & SR_OPF_REQ) != 0;
 
 	return (t == SR_QPT_RC && tt == SR_TT_RC) ||
 	       (t == SR_QPT_UC && tt == SR_TT_UC) ||
-	       (t == SR_QPT_UD && tt == SR_TT_UD);
+	       (t == SR_QPT_UD && tt == SR_TT_UD) ||
+	       (t == SR_QPT_XRC_SEND && tt == SR_TT_XRC && !req) ||
+	       (t == SR_QPT_XRC_RECV && tt == SR_TT_XRC && req);
 }
 
 /*
@@ -186,7 +199,7 @@ static void sr_dev_rx_one(struct sr_dev *dev, const uint8_t *frame,
 	}
 	sr_qp_count(qp, SR_CNT_RX_PKTS, 1);
 	sr_sched_kick(dev, qp);
-	if (pkt.opcode != SR_OPCODE_CNP && !sr_tt_matches(qp->type, pkt.opcode)) {
+	if (pkt.opcode != SR_OPCODE_CNP && !sr_tt_matches(qp->type, &pkt)) {
 		sr_qp_count(qp, SR_CNT_OPCODE_DROP, 1);
 		return;
 	}

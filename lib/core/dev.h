@@ -47,6 +47,7 @@ struct sr_srq;
 
 #define SR_GID_TABLE_LEN 16
 #define SR_MAX_QP        4096   /* QPNs 2 .. SR_MAX_QP + 1 are handed out */
+#define SR_MAX_SRQ       4096   /* SRQ numbers 1 .. SR_MAX_SRQ */
 
 /* X(name, ibv value): enum ibv_event_type, the ones this device raises. */
 #define SR_EVENT_LIST(X)                                                \

@@ -34,7 +34,9 @@ struct sr_dev {
 	int (*peer_cb)(void *ctx, uint32_t qpn, const uint8_t dgid[16],
 		       uint32_t dqpn, bool on);
 	void *peer_ctx;
-	unsigned int nqp, ncq, nsrq;
+	struct sr_srq *srqs[SR_MAX_SRQ]; /* by SRQ number - SR_SRQN_BASE */
+	unsigned int nqp, ncq, nsrq, nxrcd;
+	uint32_t next_srqn;
 	uint32_t next_qpn;
 	uint16_t ip_id;
 	uint8_t ecn;                   /* sr_dev_config.ecn */
@@ -57,6 +59,7 @@ struct sr_dev {
 };
 
 #define SR_QPN_BASE 2u
+#define SR_SRQN_BASE 1u        /* SRQ numbers SR_SRQN_BASE .. + SR_MAX_SRQ - 1 */
 #define SR_QPN_MAX  0xffffffu  /* QPNs are 24 bits */
 
 static inline uint64_t sr_dev_now(struct sr_dev *dev)
@@ -80,5 +83,7 @@ static inline void sr_dev_count(struct sr_dev *dev, enum sr_counter c,
 }
 
 struct sr_qp *sr_dev_qp_lookup(struct sr_dev *dev, uint32_t qpn);
+/* The SRQ of a number (an XRCETH's), or NULL.  Caller holds dev->lock. */
+struct sr_srq *sr_dev_srq_lookup(struct sr_dev *dev, uint32_t srqn);
 
 #endif /* SR_CORE_DEV_PRIV_H */

@@ -19,11 +19,23 @@
 
 bool sr_req_opcode_valid(enum sr_qp_type t, enum sr_wr_opcode op);
 
-enum { SR_T_RC, SR_T_UC, SR_T_UD, SR_T_MAX };
+/* XI: XRC initiator (XRC_SEND), XT: XRC target (XRC_RECV). */
+enum { SR_T_RC, SR_T_UC, SR_T_UD, SR_T_XI, SR_T_XT, SR_T_MAX };
 
 static unsigned int sr_t(enum sr_qp_type t)
 {
-	return t == SR_QPT_RC ? SR_T_RC : t == SR_QPT_UC ? SR_T_UC : SR_T_UD;
+	switch (t) {
+	case SR_QPT_RC:
+		return SR_T_RC;
+	case SR_QPT_UC:
+		return SR_T_UC;
+	case SR_QPT_XRC_SEND:
+		return SR_T_XI;
+	case SR_QPT_XRC_RECV:
+		return SR_T_XT;
+	default:
+		return SR_T_UD;
+	}
 }
 
 struct sr_qp_trans {
@@ -44,6 +56,8 @@ static const struct sr_qp_trans sr_qp_trans[SR_QPS_MAX][SR_QPS_MAX] = {
 				[SR_T_RC] = M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS),
 				[SR_T_UC] = M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS),
 				[SR_T_UD] = M(PKEY_INDEX) | M(PORT) | M(QKEY),
+				[SR_T_XI] = M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS),
+				[SR_T_XT] = M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS),
 			},
 		},
 	},
@@ -54,6 +68,8 @@ static const struct sr_qp_trans sr_qp_trans[SR_QPS_MAX][SR_QPS_MAX] = {
 				[SR_T_RC] = M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS),
 				[SR_T_UC] = M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS),
 				[SR_T_UD] = M(PKEY_INDEX) | M(PORT) | M(QKEY),
+				[SR_T_XI] = M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS),
+				[SR_T_XT] = M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS),
 			},
 		},
 		[SR_QPS_RTR] = {
@@ -64,11 +80,21 @@ static const struct sr_qp_trans sr_qp_trans[SR_QPS_MAX][SR_QPS_MAX] = {
 					    M(MIN_RNR_TIMER),
 				[SR_T_UC] = M(AV) | M(PATH_MTU) | M(DEST_QPN) |
 					    M(RQ_PSN),
+				/* the initiator receives no request */
+				[SR_T_XI] = M(AV) | M(PATH_MTU) | M(DEST_QPN) |
+					    M(RQ_PSN),
+				[SR_T_XT] = M(AV) | M(PATH_MTU) | M(DEST_QPN) |
+					    M(RQ_PSN) | M(MAX_DEST_RD_ATOMIC) |
+					    M(MIN_RNR_TIMER),
 			},
 			.opt = {
 				[SR_T_RC] = M(ALT_PATH) | M(ACCESS_FLAGS) |
 					    M(PKEY_INDEX),
 				[SR_T_UC] = M(ALT_PATH) | M(ACCESS_FLAGS) |
+					    M(PKEY_INDEX),
+				[SR_T_XI] = M(ALT_PATH) | M(ACCESS_FLAGS) |
+					    M(PKEY_INDEX),
+				[SR_T_XT] = M(ALT_PATH) | M(ACCESS_FLAGS) |
 					    M(PKEY_INDEX),
 				/* PATH_MTU on UD: sroce's way to set its MTU */
 				[SR_T_UD] = M(PKEY_INDEX) | M(QKEY) | M(PATH_MTU),
@@ -83,12 +109,19 @@ static const struct sr_qp_trans sr_qp_trans[SR_QPS_MAX][SR_QPS_MAX] = {
 					    M(RNR_RETRY) | M(MAX_QP_RD_ATOMIC),
 				[SR_T_UC] = M(SQ_PSN),
 				[SR_T_UD] = M(SQ_PSN),
+				[SR_T_XI] = M(SQ_PSN) | M(TIMEOUT) | M(RETRY_CNT) |
+					    M(RNR_RETRY) | M(MAX_QP_RD_ATOMIC),
+				/* the target sends no request */
+				[SR_T_XT] = M(SQ_PSN) | M(TIMEOUT),
 			},
 			.opt = {
 				[SR_T_RC] = M(CUR_STATE) | ALT | M(ACCESS_FLAGS) |
 					    M(MIN_RNR_TIMER),
 				[SR_T_UC] = M(CUR_STATE) | ALT | M(ACCESS_FLAGS),
 				[SR_T_UD] = M(CUR_STATE) | M(QKEY),
+				[SR_T_XI] = M(CUR_STATE) | ALT | M(ACCESS_FLAGS),
+				[SR_T_XT] = M(CUR_STATE) | ALT | M(ACCESS_FLAGS) |
+					    M(MIN_RNR_TIMER),
 			},
 		},
 	},
@@ -100,6 +133,9 @@ static const struct sr_qp_trans sr_qp_trans[SR_QPS_MAX][SR_QPS_MAX] = {
 					    M(MIN_RNR_TIMER),
 				[SR_T_UC] = M(CUR_STATE) | M(ACCESS_FLAGS) | ALT,
 				[SR_T_UD] = M(CUR_STATE) | M(QKEY),
+				[SR_T_XI] = M(CUR_STATE) | M(ACCESS_FLAGS) | ALT,
+				[SR_T_XT] = M(CUR_STATE) | M(ACCESS_FLAGS) | ALT |
+					    M(MIN_RNR_TIMER),
 			},
 		},
 		[SR_QPS_SQD] = {
@@ -108,6 +144,8 @@ static const struct sr_qp_trans sr_qp_trans[SR_QPS_MAX][SR_QPS_MAX] = {
 				[SR_T_RC] = M(EN_SQD_ASYNC_NOTIFY),
 				[SR_T_UC] = M(EN_SQD_ASYNC_NOTIFY),
 				[SR_T_UD] = M(EN_SQD_ASYNC_NOTIFY),
+				[SR_T_XI] = M(EN_SQD_ASYNC_NOTIFY),
+				[SR_T_XT] = M(EN_SQD_ASYNC_NOTIFY),
 			},
 		},
 	},
@@ -119,6 +157,9 @@ static const struct sr_qp_trans sr_qp_trans[SR_QPS_MAX][SR_QPS_MAX] = {
 					    M(MIN_RNR_TIMER),
 				[SR_T_UC] = M(CUR_STATE) | M(ACCESS_FLAGS) | ALT,
 				[SR_T_UD] = M(CUR_STATE) | M(QKEY),
+				[SR_T_XI] = M(CUR_STATE) | M(ACCESS_FLAGS) | ALT,
+				[SR_T_XT] = M(CUR_STATE) | M(ACCESS_FLAGS) | ALT |
+					    M(MIN_RNR_TIMER),
 			},
 		},
 		[SR_QPS_SQD] = {
@@ -132,6 +173,13 @@ static const struct sr_qp_trans sr_qp_trans[SR_QPS_MAX][SR_QPS_MAX] = {
 				[SR_T_UC] = M(AV) | ALT | M(ACCESS_FLAGS) |
 					    M(PKEY_INDEX),
 				[SR_T_UD] = M(PKEY_INDEX) | M(QKEY),
+				[SR_T_XI] = M(AV) | ALT | M(ACCESS_FLAGS) |
+					    M(PKEY_INDEX) | M(TIMEOUT) |
+					    M(RETRY_CNT) | M(RNR_RETRY) |
+					    M(MAX_QP_RD_ATOMIC),
+				[SR_T_XT] = M(AV) | ALT | M(ACCESS_FLAGS) |
+					    M(PKEY_INDEX) | M(MIN_RNR_TIMER) |
+					    M(TIMEOUT) | M(MAX_DEST_RD_ATOMIC),
 			},
 		},
 	},
@@ -156,19 +204,44 @@ static uint32_t sr_qp_wqe_stride(const struct sr_qp_cap *cap)
 			  cap->max_inline_data);
 }
 
+/* The objects each QP type takes, and only those. */
+static bool sr_qp_init_ok(const struct sr_dev *dev,
+			  const struct sr_qp_init_attr *init)
+{
+	const struct sr_qp_cap *cap = &init->cap;
+	bool cqs = init->send_cq != NULL && init->recv_cq != NULL;
+
+	switch (init->qp_type) {
+	case SR_QPT_RC:
+	case SR_QPT_UD:
+		return init->pd != NULL && cqs && init->xrcd == NULL;
+	case SR_QPT_UC:
+		return init->pd != NULL && cqs && init->xrcd == NULL &&
+		       init->srq == NULL;
+	case SR_QPT_XRC_SEND:
+		return init->pd != NULL && init->send_cq != NULL &&
+		       init->recv_cq == NULL && init->srq == NULL &&
+		       init->xrcd == NULL && cap->max_recv_wr == 0;
+	case SR_QPT_XRC_RECV:
+		return init->xrcd != NULL && init->xrcd->dev == dev &&
+		       init->pd == NULL && init->send_cq == NULL &&
+		       init->recv_cq == NULL && init->srq == NULL &&
+		       cap->max_send_wr == 0 && cap->max_recv_wr == 0;
+	default:
+		return false;
+	}
+}
+
 struct sr_qp *sr_qp_create(struct sr_dev *dev, struct sr_qp_init_attr *init)
 {
 	struct sr_qp_cap *cap;
 	struct sr_qp *qp;
 	uint32_t rsge, qpn, i;
+	bool xrc = false, tgt = false;
 
-	if (dev == NULL || init == NULL || init->pd == NULL ||
-	    init->send_cq == NULL || init->recv_cq == NULL)
+	if (dev == NULL || init == NULL || !sr_qp_init_ok(dev, init))
 		return NULL;
 	cap = &init->cap;
-	if (init->qp_type != SR_QPT_RC && init->qp_type != SR_QPT_UC &&
-	    init->qp_type != SR_QPT_UD)
-		return NULL;
 	/* zero-sized queues are legal: a QP that only sends or only receives */
 	if (cap->max_send_wr > SR_QP_MAX_WR ||
 	    cap->max_recv_wr > SR_QP_MAX_WR ||
@@ -176,17 +249,22 @@ struct sr_qp *sr_qp_create(struct sr_dev *dev, struct sr_qp_init_attr *init)
 	    cap->max_recv_sge > SR_QP_MAX_SGE ||
 	    cap->max_inline_data > SR_QP_MAX_INLINE)
 		return NULL;
-	if (init->qp_type == SR_QPT_UC && init->srq != NULL)
-		return NULL;
-	if (cap->max_send_sge == 0)
+	xrc = init->qp_type == SR_QPT_XRC_SEND ||
+	      init->qp_type == SR_QPT_XRC_RECV;
+	tgt = init->qp_type == SR_QPT_XRC_RECV;
+	if (xrc)
+		cap->max_recv_sge = 0;     /* no receive queue of its own */
+	if (tgt)
+		cap->max_send_sge = cap->max_inline_data = 0;
+	if (cap->max_send_sge == 0 && !tgt)
 		cap->max_send_sge = 1;
-	if (cap->max_recv_sge == 0)
+	if (cap->max_recv_sge == 0 && !xrc)
 		cap->max_recv_sge = 1;
 	/* At least SR_QP_MIN_INLINE, as rxe and RNICs give more than asked:
 	 * programs post small inline sends on QPs that asked for 0
 	 * (rdma-core's rdma_xclient). */
 	cap->max_inline_data = (cap->max_inline_data + 7u) & ~7u;
-	if (cap->max_inline_data < SR_QP_MIN_INLINE)
+	if (cap->max_inline_data < SR_QP_MIN_INLINE && !tgt)
 		cap->max_inline_data = SR_QP_MIN_INLINE;
 
 	qp = sr_zalloc(sizeof(*qp));
@@ -199,21 +277,24 @@ struct sr_qp *sr_qp_create(struct sr_dev *dev, struct sr_qp_init_attr *init)
 	qp->scq = init->send_cq;
 	qp->rcq = init->recv_cq;
 	qp->srq = init->srq;
+	qp->xrcd = init->xrcd;
 	qp->sq_sig_all = init->sq_sig_all;
 	if (sr_ring_init(&qp->sq, cap->max_send_wr, sr_qp_wqe_stride(cap)) != 0)
 		goto out_free_qp;
-	if (init->srq == NULL &&
+	if (init->srq == NULL && !xrc &&
 	    sr_ring_init(&qp->rq, cap->max_recv_wr,
 			 (uint32_t)(sizeof(struct sr_recv_wqe) +
 				    cap->max_recv_sge * sizeof(struct sr_sge))) != 0)
 		goto out_fini_sq;
 	cap->max_send_wr = qp->sq.cap;
-	if (init->srq == NULL)
+	if (init->srq == NULL && !xrc)
 		cap->max_recv_wr = qp->rq.cap;
 	else
 		cap->max_recv_wr = 0;
 	qp->cap = *cap;
-	rsge = init->srq ? init->srq->max_sge : cap->max_recv_sge;
+	/* a target's SRQs are known only as requests name them */
+	rsge = tgt ? SR_QP_MAX_SGE
+		   : init->srq ? init->srq->max_sge : cap->max_recv_sge;
 	qp->resp.wqe = calloc(1, sizeof(struct sr_recv_wqe) +
 				 rsge * sizeof(struct sr_sge));
 	if (qp->resp.wqe == NULL)
@@ -241,12 +322,17 @@ struct sr_qp *sr_qp_create(struct sr_dev *dev, struct sr_qp_init_attr *init)
 	dev->qps[qpn] = qp;
 	qp->qpn = qpn + dev->qpn_base;
 	dev->nqp++;
-	qp->scq->users++;
-	qp->rcq->users++;
+	if (qp->scq)
+		qp->scq->users++;
+	if (qp->rcq)
+		qp->rcq->users++;
 	if (qp->srq)
 		qp->srq->users++;
+	if (qp->xrcd)
+		qp->xrcd->users++;
 	sr_lock_release(&dev->lock);
-	sr_pd_get(qp->pd);
+	if (qp->pd)
+		sr_pd_get(qp->pd);
 	qp->sport = sr_udp_sport(0, qp->qpn, qp->qpn);
 	return qp;
 
@@ -276,12 +362,21 @@ int sr_qp_destroy(struct sr_qp *qp)
 	 * whose consumer destroys its QP right after the last receive
 	 * completion would retry into an error.
 	 */
-	if (qp->type == SR_QPT_RC)
+	if (sr_qp_reliable(qp))
 		sr_resp_flush_owed_ack(qp);
 	dev->qps[qp->qpn - dev->qpn_base] = NULL;
 	dev->nqp--;
-	qp->scq->users--;
-	qp->rcq->users--;
+	if (qp->type == SR_QPT_XRC_RECV) {
+		/* srq, rcq and pd were only the last request's: not counted */
+		qp->xrcd->users--;
+		qp->srq = NULL;
+		qp->rcq = NULL;
+		qp->pd = NULL;
+	}
+	if (qp->scq)
+		qp->scq->users--;
+	if (qp->rcq)
+		qp->rcq->users--;
 	if (qp->srq)
 		qp->srq->users--;
 	sr_lock_release(&dev->lock);
@@ -290,7 +385,8 @@ int sr_qp_destroy(struct sr_qp *qp)
 	 * given a new one (or the process leaves): frames it queued before
 	 * going, like the last ACK above, must still go out.
 	 */
-	sr_pd_put(qp->pd);
+	if (qp->pd)
+		sr_pd_put(qp->pd);
 	free(qp->resp.res);
 	free(qp->resp.wqe);
 	sr_ring_fini(&qp->rq);
@@ -313,9 +409,16 @@ static void sr_qp_reset(struct sr_qp *qp)
 	qp->flush_pending = false;
 	qp->sqd_event = false;
 	/* nothing of the old life stays to be polled (sr_cq_clean) */
-	sr_cq_clean(qp->scq, qp->qpn);
-	if (qp->rcq != qp->scq)
+	if (qp->scq)
+		sr_cq_clean(qp->scq, qp->qpn);
+	if (qp->rcq && qp->rcq != qp->scq)
 		sr_cq_clean(qp->rcq, qp->qpn);
+	if (qp->type == SR_QPT_XRC_RECV) {
+		qp->srq = NULL;
+		qp->rcq = NULL;
+		qp->pd = NULL;
+		qp->resp.xrc_srqn = 0;
+	}
 }
 
 static int sr_qp_check_attr(const struct sr_qp *qp,
@@ -371,8 +474,7 @@ int sr_qp_modify(struct sr_qp *qp, const struct sr_qp_attr *attr,
 	int ret = 0;
 
 	/* a shared device's daemon learns the connected QP's peer first */
-	if (dev->peer_cb != NULL &&
-	    (qp->type == SR_QPT_RC || qp->type == SR_QPT_UC) &&
+	if (dev->peer_cb != NULL && sr_qp_connected(qp) &&
 	    (mask & SR_QP_STATE) && attr->qp_state == SR_QPS_RTR &&
 	    (mask & SR_QP_AV) && (mask & SR_QP_DEST_QPN)) {
 		ret = dev->peer_cb(dev->peer_ctx, qp->qpn, attr->av.dgid,
@@ -399,7 +501,7 @@ int sr_qp_modify(struct sr_qp *qp, const struct sr_qp_attr *attr,
 			goto out_unlock;
 		}
 		/* a held ACK answers requests already placed: send it */
-		if (qp->type == SR_QPT_RC)
+		if (sr_qp_reliable(qp))
 			sr_resp_flush_owed_ack(qp);
 		if (next == SR_QPS_RESET)
 			sr_qp_reset(qp);
@@ -506,8 +608,13 @@ int sr_qp_query(struct sr_qp *qp, struct sr_qp_attr *attr,
 		init->qp_context = qp->ctx;
 		init->send_cq = qp->scq;
 		init->recv_cq = qp->rcq;
-		init->srq = qp->srq;
-		init->pd = qp->pd;
+		if (qp->type != SR_QPT_XRC_RECV) {
+			init->srq = qp->srq;
+			init->pd = qp->pd;
+		} else {
+			init->recv_cq = NULL;
+		}
+		init->xrcd = qp->xrcd;
 		init->cap = qp->cap;
 		init->qp_type = qp->type;
 		init->sq_sig_all = qp->sq_sig_all;
@@ -526,7 +633,7 @@ static bool sr_wr_is_rd_atomic(enum sr_wr_opcode op)
 static bool sr_wr_local_ok(enum sr_qp_type t, enum sr_wr_opcode op)
 {
 	return (op == SR_WR_LOCAL_INV || op == SR_WR_REG_MR ||
-		op == SR_WR_BIND_MW) && t != SR_QPT_UD;
+		op == SR_WR_BIND_MW) && t != SR_QPT_UD && t != SR_QPT_XRC_RECV;
 }
 
 static int sr_qp_fill_wqe(struct sr_qp *qp, struct sr_send_wqe *w,
@@ -581,6 +688,9 @@ static int sr_qp_fill_wqe(struct sr_qp *qp, struct sr_send_wqe *w,
 			return -EINVAL;
 		w->av = *wr->wr.ud.av;
 	}
+	if (qp->type == SR_QPT_XRC_SEND && wr->xrc_srqn > SR_PSN_MASK &&
+	    !sr_wr_local_ok(qp->type, wr->opcode))
+		return -EINVAL;
 	return 0;
 }
 
@@ -627,7 +737,9 @@ int sr_qp_post_recv(struct sr_qp *qp, const struct sr_recv_wr *wr,
 	uint32_t prod = sr_ring_prod_peek(&qp->rq);
 	int ret = 0;
 
-	if (qp->srq != NULL || sr_qp_state_get(qp) == SR_QPS_RESET) {
+	if (qp->srq != NULL || qp->type == SR_QPT_XRC_SEND ||
+	    qp->type == SR_QPT_XRC_RECV ||
+	    sr_qp_state_get(qp) == SR_QPS_RESET) {
 		ret = -EINVAL;
 		goto out;
 	}
@@ -684,7 +796,7 @@ void sr_qp_enter_err(struct sr_qp *qp, int event)
 
 	if (cur == SR_QPS_ERR)
 		return;
-	if (qp->type == SR_QPT_RC)
+	if (sr_qp_reliable(qp))
 		sr_resp_flush_owed_ack(qp);
 	sr_qp_set_err(qp);
 	sr_sched_kick(qp->dev, qp);
@@ -749,10 +861,15 @@ void sr_qp_flush(struct sr_qp *qp)
 	if (qp->resp.have_wqe) {
 		wc.wr_id = rw->wr_id;
 		qp->resp.have_wqe = false;
-		sr_qp_cq_push(qp, qp->rcq, &wc, true);
-		sr_qp_count(qp, SR_CNT_FLUSHED, 1);
+		/* an XRC target's SRQ may be gone, and its CQ with it */
+		if (qp->rcq != NULL) {
+			sr_qp_cq_push(qp, qp->rcq, &wc, true);
+			sr_qp_count(qp, SR_CNT_FLUSHED, 1);
+		}
 	}
-	if (qp->srq == NULL) {
+	if (qp->type == SR_QPT_XRC_SEND || qp->type == SR_QPT_XRC_RECV) {
+		/* no receive queue of its own; a target's SRQs are shared */
+	} else if (qp->srq == NULL) {
 		while (sr_qp_take_recv(qp, rw)) {
 			wc.wr_id = rw->wr_id;
 			sr_qp_cq_push(qp, qp->rcq, &wc, true);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * qp.h — queue pairs: RC, UC and UD, their states and attributes.
+ * qp.h — queue pairs: RC, UC, UD and XRC, their states and attributes.
  *
  * Mirrors ibverbs (ibv_create_qp, ibv_modify_qp, ibv_post_send/recv): the
  * enums carry ibverbs' numeric values and the attribute mask its bits, so
@@ -30,11 +30,24 @@ struct sr_pd;
 struct sr_cq;
 struct sr_srq;
 struct sr_qp;
+struct sr_xrcd;
 
+/*
+ * XRC (IBA ch. 9 and 14, eXtended Reliable Connected): an initiator
+ * (XRC_SEND) is an RC requester with a send queue only, each request
+ * carrying the remote SRQ number of its WR (sr_send_wr.xrc_srqn) in an
+ * XRCETH; a target (XRC_RECV) is an RC responder with no queue of its own,
+ * owned by an XRC domain (qp/xrcd.h), that takes each message's receive
+ * WQE from the SRQ its XRCETH names — an SRQ of the same domain, else the
+ * request is NAKed invalid — and completes it into that SRQ's CQ.  Memory
+ * accesses at the target are checked against that SRQ's PD.
+ */
 enum sr_qp_type {
 	SR_QPT_RC = 2,
 	SR_QPT_UC = 3,
 	SR_QPT_UD = 4,
+	SR_QPT_XRC_SEND = 9,
+	SR_QPT_XRC_RECV = 10,
 };
 
 /* X(name, ibv value) */
@@ -116,10 +129,11 @@ struct sr_qp_cap {
 
 struct sr_qp_init_attr {
 	void *qp_context;
-	struct sr_cq *send_cq;
-	struct sr_cq *recv_cq;
+	struct sr_cq *send_cq;       /* NULL for XRC_RECV */
+	struct sr_cq *recv_cq;       /* NULL for XRC_SEND and XRC_RECV */
 	struct sr_srq *srq;          /* NULL: the QP has its own RQ */
-	struct sr_pd *pd;
+	struct sr_pd *pd;            /* NULL for XRC_RECV */
+	struct sr_xrcd *xrcd;        /* XRC_RECV only: its domain */
 	struct sr_qp_cap cap;        /* max_* rounded up on return */
 	enum sr_qp_type qp_type;
 	bool sq_sig_all;
@@ -149,7 +163,11 @@ struct sr_qp_attr {
 	uint8_t rnr_retry;              /* 0..7, 7 = infinite */
 };
 
-/* NULL: bad attributes (type, missing CQ or PD, caps too big) or no memory. */
+/*
+ * NULL: bad attributes (type, missing CQ or PD, caps too big; an XRC_SEND
+ * with a receive CQ, SRQ or receive queue; an XRC_RECV without an XRC
+ * domain or with a PD, CQ, SRQ or queue) or no memory.
+ */
 struct sr_qp *sr_qp_create(struct sr_dev *dev, struct sr_qp_init_attr *init);
 /* 0.  NULL is accepted.  Outstanding work is dropped without completions. */
 int sr_qp_destroy(struct sr_qp *qp);
@@ -173,7 +191,10 @@ int sr_qp_query(struct sr_qp *qp, struct sr_qp_attr *attr,
  */
 int sr_qp_post_send(struct sr_qp *qp, const struct sr_send_wr *wr,
 		    const struct sr_send_wr **bad);
-/* Post receive WRs.  0, -EINVAL (RESET, SRQ attached, SGEs), -ENOMEM (full). */
+/*
+ * Post receive WRs.  0, -EINVAL (RESET, SRQ attached, an XRC QP, SGEs),
+ * -ENOMEM (full).
+ */
 int sr_qp_post_recv(struct sr_qp *qp, const struct sr_recv_wr *wr,
 		    const struct sr_recv_wr **bad);
 

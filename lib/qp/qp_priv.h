@@ -50,9 +50,17 @@ struct sr_srq {
 	struct sr_pd *pd;
 	struct sr_ring ring;          /* struct sr_recv_wqe slots */
 	uint32_t max_sge;
+	uint32_t srqn;                /* in dev->srqs */
 	_Atomic uint32_t limit;       /* 0: not armed */
-	unsigned int users;
+	unsigned int users;           /* QPs attached (not XRC targets) */
 	void *ctx;                    /* the consumer's, sr_srq_set_context */
+	struct sr_xrcd *xrcd;         /* XRC SRQ: its domain ... */
+	struct sr_cq *cq;             /* ... and where its completions go */
+};
+
+struct sr_xrcd {
+	struct sr_dev *dev;
+	unsigned int users;           /* XRC SRQs and target QPs (slow path) */
 };
 
 /* Progress of a send WQE. */
@@ -153,6 +161,7 @@ struct sr_resp_state {
 	uint32_t nqueued;             /* ... from queue_head, in PSN order */
 	bool nak_after_busy;          /* a request refused while busy: NAK after */
 	struct sr_recv_wqe *wqe;      /* copy of the recv WQE in use */
+	uint32_t xrc_srqn;            /* XRC target: the message's SRQ */
 };
 
 struct sr_qp {
@@ -166,6 +175,12 @@ struct sr_qp {
 	struct sr_cq *scq;
 	struct sr_cq *rcq;
 	struct sr_srq *srq;
+	/*
+	 * XRC target: its domain; srq, rcq and pd above are those of the
+	 * SRQ the last request named (transport/resp_xrc.c), NULL until one
+	 * did and after that SRQ is destroyed.
+	 */
+	struct sr_xrcd *xrcd;
 	bool sq_sig_all;
 
 	_Atomic int state;            /* enum sr_qp_state */
@@ -198,6 +213,19 @@ struct sr_qp {
 	uint64_t cc_limit_bps;        /* explicit limit, 0 = none */
 	struct sr_pacer cc_pacer;
 };
+
+/* RC and both XRC halves: the reliable transport (ACKs, retries). */
+static inline bool sr_qp_reliable(const struct sr_qp *qp)
+{
+	return qp->type == SR_QPT_RC || qp->type == SR_QPT_XRC_SEND ||
+	       qp->type == SR_QPT_XRC_RECV;
+}
+
+/* A QP with one peer: every type but UD. */
+static inline bool sr_qp_connected(const struct sr_qp *qp)
+{
+	return qp->type != SR_QPT_UD;
+}
 
 static inline enum sr_qp_state sr_qp_state_get(const struct sr_qp *qp)
 {

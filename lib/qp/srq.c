@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * srq.c — shared receive queues: one poster, the engine takes.
+ * srq.c — shared receive queues (basic and XRC): one poster, the engine
+ * takes.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,16 +11,21 @@
 #include "mr/mr.h"
 #include "qp/qp_priv.h"
 
-struct sr_srq *sr_srq_create(struct sr_dev *dev, struct sr_pd *pd,
-			     const struct sr_srq_attr *attr)
+static struct sr_srq *sr_srq_new(struct sr_dev *dev, struct sr_pd *pd,
+				  struct sr_xrcd *xrcd, struct sr_cq *cq,
+				  const struct sr_srq_attr *attr)
 {
 	struct sr_srq *srq;
+	uint32_t i, n = 0;
 
 	if (dev == NULL || pd == NULL || attr == NULL || attr->max_wr == 0 ||
 	    attr->max_wr > SR_QP_MAX_WR ||
 	    attr->max_wr > sr_mr_dev_limits(sr_dev_mr(dev))->max_srq_depth ||
 	    attr->max_sge == 0 ||
 	    attr->max_sge > SR_QP_MAX_SGE || attr->srq_limit > attr->max_wr)
+		return NULL;
+	if ((xrcd != NULL && (xrcd->dev != dev || cq == NULL ||
+			      cq->dev != dev)))
 		return NULL;
 	srq = sr_zalloc(sizeof(*srq));
 	if (srq == NULL)
@@ -32,13 +38,69 @@ struct sr_srq *sr_srq_create(struct sr_dev *dev, struct sr_pd *pd,
 	}
 	srq->dev = dev;
 	srq->pd = pd;
+	srq->xrcd = xrcd;
+	srq->cq = cq;
 	srq->max_sge = attr->max_sge;
 	atomic_store(&srq->limit, attr->srq_limit);
-	sr_pd_get(pd);
 	sr_lock_acquire(&dev->lock);
+	for (i = 0; i < SR_MAX_SRQ; i++) {
+		n = (dev->next_srqn + i) % SR_MAX_SRQ;
+		if (dev->srqs[n] == NULL)
+			break;
+	}
+	if (i == SR_MAX_SRQ) {
+		sr_lock_release(&dev->lock);
+		sr_ring_fini(&srq->ring);
+		free(srq);
+		return NULL;
+	}
+	dev->next_srqn = (n + 1) % SR_MAX_SRQ;
+	dev->srqs[n] = srq;
+	srq->srqn = n + SR_SRQN_BASE;
 	dev->nsrq++;
+	if (xrcd != NULL) {
+		xrcd->users++;
+		cq->users++;
+	}
 	sr_lock_release(&dev->lock);
+	sr_pd_get(pd);
 	return srq;
+}
+
+struct sr_srq *sr_srq_create(struct sr_dev *dev, struct sr_pd *pd,
+			     const struct sr_srq_attr *attr)
+{
+	return sr_srq_new(dev, pd, NULL, NULL, attr);
+}
+
+struct sr_srq *sr_srq_create_xrc(struct sr_dev *dev, struct sr_pd *pd,
+				 struct sr_xrcd *xrcd, struct sr_cq *cq,
+				 const struct sr_srq_attr *attr)
+{
+	if (xrcd == NULL)
+		return NULL;
+	return sr_srq_new(dev, pd, xrcd, cq, attr);
+}
+
+/*
+ * An XRC SRQ has no QP attached; the targets of its domain that last took
+ * from it forget it (under dev->lock, which the engine holds): a message
+ * in progress there then fails at its next packet.
+ */
+static void sr_srq_forget_targets(struct sr_dev *dev, struct sr_srq *srq)
+{
+	uint32_t i;
+
+	for (i = 0; i < SR_MAX_QP; i++) {
+		struct sr_qp *qp = dev->qps[i];
+
+		if (qp != NULL && qp->type == SR_QPT_XRC_RECV &&
+		    qp->srq == srq) {
+			qp->srq = NULL;
+			qp->rcq = NULL;
+			qp->pd = NULL;
+		}
+	}
 }
 
 int sr_srq_destroy(struct sr_srq *srq)
@@ -53,12 +115,23 @@ int sr_srq_destroy(struct sr_srq *srq)
 		sr_lock_release(&dev->lock);
 		return -EBUSY;
 	}
+	dev->srqs[srq->srqn - SR_SRQN_BASE] = NULL;
 	dev->nsrq--;
+	if (srq->xrcd != NULL) {
+		sr_srq_forget_targets(dev, srq);
+		srq->xrcd->users--;
+		srq->cq->users--;
+	}
 	sr_lock_release(&dev->lock);
 	sr_pd_put(srq->pd);
 	sr_ring_fini(&srq->ring);
 	free(srq);
 	return 0;
+}
+
+uint32_t sr_srq_num(const struct sr_srq *srq)
+{
+	return srq->srqn;
 }
 
 int sr_srq_modify(struct sr_srq *srq, const struct sr_srq_attr *attr,

@@ -152,6 +152,7 @@ struct sr_send_wr {
 	int num_sge;
 	enum sr_wr_opcode opcode;
 	unsigned int send_flags;
+	uint32_t xrc_srqn;            /* XRC_SEND: the remote SRQ (24 bits) */
 	union {
 		uint32_t imm_data;        /* host order */
 		uint32_t invalidate_rkey; /* SEND_WITH_INV, LOCAL_INV */

@@ -467,7 +467,7 @@ void sr_comp_rx(struct sr_qp *qp, const struct sr_pkt *pkt)
 	uint32_t msn = aeth != NULL ? sr_aeth_msn(aeth) : 0;
 	uint64_t ghosts = 0;
 
-	if (qp->type != SR_QPT_RC) {
+	if (!sr_qp_reliable(qp)) {
 		sr_qp_count(qp, SR_CNT_OPCODE_DROP, 1);
 		return;
 	}
@@ -513,7 +513,7 @@ unsigned int sr_comp_run(struct sr_qp *qp, uint64_t now)
 {
 	unsigned int n = sr_comp_reap(qp);
 
-	if (qp->type != SR_QPT_RC)
+	if (!sr_qp_reliable(qp))
 		return n;
 	if (qp->comp.rnr_until != 0 && now >= qp->comp.rnr_until) {
 		qp->comp.rnr_until = 0;

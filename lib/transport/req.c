@@ -31,12 +31,26 @@
 
 #include "transport/transport.h"
 
-enum { SR_TT_IDX_RC, SR_TT_IDX_UC, SR_TT_IDX_UD, SR_TT_IDX_MAX };
+/* XRC_SEND sends XRC requests; XRC_RECV (NONE) sends none. */
+enum {
+	SR_TT_IDX_RC, SR_TT_IDX_UC, SR_TT_IDX_UD, SR_TT_IDX_XRC,
+	SR_TT_IDX_NONE, SR_TT_IDX_MAX
+};
 
 /* An entry is valid when bit 8 is set; the low byte is the opcode. */
 #define V(tt, op) (0x100u | SR_OPCODE(tt, op))
 #define SEQ4(tt, f, m, l, o) { V(tt, f), V(tt, m), V(tt, l), V(tt, o) }
 #define ONE(tt, o) { [SR_POS_ONLY] = V(tt, o) }
+
+#define SR_REQ_RELIABLE_OPS(tt)                                              \
+	SR_REQ_CONN_OPS(tt),                                                 \
+	[SR_WR_SEND_WITH_INV] = SEQ4(tt, SEND_FIRST, SEND_MIDDLE,            \
+				     SEND_LAST_INV, SEND_ONLY_INV),          \
+	[SR_WR_RDMA_READ] = ONE(tt, READ_REQUEST),                           \
+	[SR_WR_ATOMIC_CMP_AND_SWP] = ONE(tt, COMPARE_SWAP),                  \
+	[SR_WR_ATOMIC_FETCH_AND_ADD] = ONE(tt, FETCH_ADD),                   \
+	[SR_WR_FLUSH] = ONE(tt, FLUSH),                                      \
+	[SR_WR_ATOMIC_WRITE] = ONE(tt, ATOMIC_WRITE)
 
 #define SR_REQ_CONN_OPS(tt)                                                  \
 	[SR_WR_SEND] = SEQ4(tt, SEND_FIRST, SEND_MIDDLE, SEND_LAST,          \
@@ -50,14 +64,11 @@ enum { SR_TT_IDX_RC, SR_TT_IDX_UC, SR_TT_IDX_UD, SR_TT_IDX_MAX };
 
 static const uint16_t sr_req_opcode[SR_TT_IDX_MAX][SR_WR_OPCODE_MAX][SR_POS_MAX] = {
 	[SR_TT_IDX_RC] = {
-		SR_REQ_CONN_OPS(RC),
-		[SR_WR_SEND_WITH_INV] = SEQ4(RC, SEND_FIRST, SEND_MIDDLE,
-					     SEND_LAST_INV, SEND_ONLY_INV),
-		[SR_WR_RDMA_READ] = ONE(RC, READ_REQUEST),
-		[SR_WR_ATOMIC_CMP_AND_SWP] = ONE(RC, COMPARE_SWAP),
-		[SR_WR_ATOMIC_FETCH_AND_ADD] = ONE(RC, FETCH_ADD),
-		[SR_WR_FLUSH] = ONE(RC, FLUSH),
-		[SR_WR_ATOMIC_WRITE] = ONE(RC, ATOMIC_WRITE),
+		SR_REQ_RELIABLE_OPS(RC),
+	},
+	/* XRC: every RC request, with an XRCETH (IBA table 38) */
+	[SR_TT_IDX_XRC] = {
+		SR_REQ_RELIABLE_OPS(XRC),
 	},
 	[SR_TT_IDX_UC] = {
 		SR_REQ_CONN_OPS(UC),
@@ -74,8 +85,18 @@ static const uint16_t sr_req_opcode[SR_TT_IDX_MAX][SR_WR_OPCODE_MAX][SR_POS_MAX]
 
 static unsigned int sr_tt_idx(enum sr_qp_type t)
 {
-	return t == SR_QPT_RC ? SR_TT_IDX_RC
-	       : t == SR_QPT_UC ? SR_TT_IDX_UC : SR_TT_IDX_UD;
+	switch (t) {
+	case SR_QPT_RC:
+		return SR_TT_IDX_RC;
+	case SR_QPT_UC:
+		return SR_TT_IDX_UC;
+	case SR_QPT_UD:
+		return SR_TT_IDX_UD;
+	case SR_QPT_XRC_SEND:
+		return SR_TT_IDX_XRC;
+	default:
+		return SR_TT_IDX_NONE;
+	}
 }
 
 /* Is this WR opcode a network operation of this QP type? */
@@ -221,7 +242,7 @@ void sr_req_loss(struct sr_qp *qp, bool timeout)
 	int32_t flight = sr_psn_diff(r->max_psn, qp->comp.psn);
 	uint32_t w = r->cwnd ? r->cwnd : SR_MAX_UNACKED, f;
 
-	if (qp->type != SR_QPT_RC)
+	if (!sr_qp_reliable(qp))
 		return;
 	f = flight > 0 ? (uint32_t)flight : 0;
 	if (f > w)
@@ -263,7 +284,7 @@ static int sr_req_packet(struct sr_qp *qp, struct sr_send_wqe *w)
 {
 	const struct sr_send_wr *wr = &w->wr;
 	uint32_t mtu = qp->mtu, off = qp->req.off, len = 0, npsn = 1;
-	bool rc = qp->type == SR_QPT_RC;
+	bool rc = sr_qp_reliable(qp);     /* RC or an XRC initiator */
 	struct sr_tx_src src = { 0 };
 	struct sr_build b;
 	uint8_t pos;
@@ -277,6 +298,7 @@ static int sr_req_packet(struct sr_qp *qp, struct sr_send_wqe *w)
 	ent = sr_req_opcode[sr_tt_idx(qp->type)][wr->opcode][pos];
 	sr_tx_prepare(qp, &b, qp->type == SR_QPT_UD ? &w->av : &qp->attr.av,
 		      (uint8_t)ent, qp->req.psn);
+	b.xrc_srqn = wr->xrc_srqn;        /* only XRC opcodes carry it */
 
 	switch (wr->opcode) {
 	case SR_WR_RDMA_READ:
@@ -422,7 +444,7 @@ unsigned int sr_req_run(struct sr_qp *qp, unsigned int budget)
 			if (qp->req.rd_atomic >= max_rd)
 				break;
 		}
-		if (qp->type == SR_QPT_RC &&
+		if (sr_qp_reliable(qp) &&
 		    sr_psn_diff(qp->req.psn, qp->comp.psn) >=
 		    (int32_t)sr_req_window(qp))
 			break;

@@ -15,6 +15,9 @@
  *   4. the outcome table turns the handler's result into an ACK (coalesced
  *      until the engine's next poll), an RNR NAK, or an error NAK with the
  *      QP going to ERR.
+ * An XRC target is an RC responder that first finds, from each request's
+ * XRCETH, the SRQ (and with it the CQ and PD) the request is for
+ * (resp_xrc.c); its responses are the XRC opcodes.
  * UC takes the same handlers without any response: a PSN gap drops the
  * rest of the message; the next FIRST or ONLY starts clean.  UD
  * datagrams go to resp_ud.c.
@@ -58,6 +61,9 @@
 	  SR_EVENT_QP_ACCESS_ERR, REM_ACCESS)                               \
 	X(REM_OP, SR_AETH_NAK | SR_NAK_REMOTE_OP, false, SR_EVENT_QP_FATAL, \
 	  REM_OP)                                                           \
+	/* XRC target: the XRCETH names no SRQ of its domain (resp_xrc.c) */ \
+	X(XRC_SRQ, SR_AETH_NAK | SR_NAK_INVALID_REQ, false,                 \
+	  SR_EVENT_QP_REQ_ERR, INV_REQ)                                     \
 	X(DROP, 0, false, -1, DROP)
 
 enum sr_resp_result {
@@ -140,7 +146,7 @@ static void sr_resp_flush_ack(struct sr_qp *qp)
 	qp->resp.ack_defer = false;
 	qp->resp.ack_due = 0;
 	qp->resp.since_ack = 0;
-	sr_resp_send_aeth(qp, SR_OPCODE(RC, ACKNOWLEDGE), qp->resp.ack_psn,
+	sr_resp_send_aeth(qp, sr_resp_opcode(qp, SR_OP_ACKNOWLEDGE), qp->resp.ack_psn,
 			  SR_AETH_CREDITS_INVALID, 0);
 	sr_qp_count(qp, SR_CNT_ACK_SENT, 1);
 }
@@ -174,7 +180,7 @@ static void sr_resp_queue_ack(struct sr_qp *qp, uint32_t psn, bool defer)
 static void sr_resp_nak(struct sr_qp *qp, uint32_t psn, uint8_t syndrome)
 {
 	sr_resp_flush_ack(qp);
-	sr_resp_send_aeth(qp, SR_OPCODE(RC, ACKNOWLEDGE), psn, syndrome, 0);
+	sr_resp_send_aeth(qp, sr_resp_opcode(qp, SR_OP_ACKNOWLEDGE), psn, syndrome, 0);
 }
 
 /*
@@ -212,10 +218,10 @@ static unsigned int sr_resp_read_emit(struct sr_qp *qp, unsigned int budget)
 		uint32_t left = r->end - r->off;
 		uint32_t len = left < qp->mtu ? left : qp->mtu;
 		bool first = r->off == r->start, last = left <= qp->mtu;
-		uint8_t op = first ? (last ? SR_OPCODE(RC, READ_RESPONSE_ONLY)
-					   : SR_OPCODE(RC, READ_RESPONSE_FIRST))
-				   : (last ? SR_OPCODE(RC, READ_RESPONSE_LAST)
-					   : SR_OPCODE(RC, READ_RESPONSE_MIDDLE));
+		uint8_t op = first ? (last ? sr_resp_opcode(qp, SR_OP_READ_RESPONSE_ONLY)
+					   : sr_resp_opcode(qp, SR_OP_READ_RESPONSE_FIRST))
+				   : (last ? sr_resp_opcode(qp, SR_OP_READ_RESPONSE_LAST)
+					   : sr_resp_opcode(qp, SR_OP_READ_RESPONSE_MIDDLE));
 		struct sr_tx_src src = {
 			.remote = true, .rkey = r->rkey, .va = r->va + r->off,
 		};
@@ -522,7 +528,7 @@ static enum sr_resp_result sr_resp_atomic(struct sr_qp *qp,
 		return err == SR_MR_E_FAULT ? sr_resp_mr_nak(err)
 					    : SR_RESP_REM_OP;
 	}
-	if (pkt->opcode == SR_OPCODE(RC, COMPARE_SWAP)) {
+	if ((pkt->opcode & ~SR_TT_MASK) == SR_OP_COMPARE_SWAP) {
 		orig = sr_atmeth_cmp(a);
 		__atomic_compare_exchange_n(p, &orig, sr_atmeth_swap_add(a),
 					    false, __ATOMIC_SEQ_CST,
@@ -537,7 +543,7 @@ static enum sr_resp_result sr_resp_atomic(struct sr_qp *qp,
 	qp->resp.msn++;
 	qp->resp.psn = sr_psn_add(psn, 1);
 	sr_resp_flush_ack(qp);
-	sr_resp_send_aeth(qp, SR_OPCODE(RC, ATOMIC_ACKNOWLEDGE), psn,
+	sr_resp_send_aeth(qp, sr_resp_opcode(qp, SR_OP_ATOMIC_ACKNOWLEDGE), psn,
 			  SR_AETH_CREDITS_INVALID, orig);
 	return SR_RESP_RESPONDED;
 }
@@ -546,7 +552,7 @@ static enum sr_resp_result sr_resp_atomic(struct sr_qp *qp,
 static void sr_resp_empty_read_resp(struct sr_qp *qp, uint32_t psn)
 {
 	sr_resp_flush_ack(qp);
-	sr_resp_send_aeth(qp, SR_OPCODE(RC, READ_RESPONSE_ONLY), psn,
+	sr_resp_send_aeth(qp, sr_resp_opcode(qp, SR_OP_READ_RESPONSE_ONLY), psn,
 			  SR_AETH_CREDITS_INVALID, 0);
 }
 
@@ -703,7 +709,7 @@ static void sr_resp_duplicate(struct sr_qp *qp, const struct sr_pkt *pkt,
 		sr_resp_trace(qp, pkt, psn, SR_TRACE_WHY_DUP_ANSWER);
 		if (pkt->op->kind == SR_KIND_ATOMIC) {
 			sr_resp_flush_ack(qp);
-			sr_resp_send_aeth(qp, SR_OPCODE(RC, ATOMIC_ACKNOWLEDGE),
+			sr_resp_send_aeth(qp, sr_resp_opcode(qp, SR_OP_ATOMIC_ACKNOWLEDGE),
 					  psn, SR_AETH_CREDITS_INVALID, r->orig);
 		} else {
 			sr_resp_empty_read_resp(qp, psn);
@@ -817,6 +823,8 @@ void sr_resp_rx(struct sr_qp *qp, const struct sr_pkt *pkt)
 	if (fn == NULL ||
 	    !sr_resp_seq_ok[qp->resp.msg][sr_seq_kind(pkt->op->kind)][pos])
 		res = SR_RESP_INV_REQ;
+	else if (qp->type == SR_QPT_XRC_RECV && !sr_resp_xrc_srq(qp, pkt))
+		res = SR_RESP_XRC_SRQ;
 	else
 		res = fn(qp, pkt, psn);
 	if (__builtin_expect(qp->trace, 0))
@@ -843,6 +851,8 @@ void sr_resp_rx(struct sr_qp *qp, const struct sr_pkt *pkt)
 	default:
 		sr_resp_nak(qp, psn, sr_resp_outcome[res].syndrome);
 		sr_qp_count(qp, SR_CNT_ERR_NAK_SENT, 1);
+		if (res == SR_RESP_XRC_SRQ)
+			sr_qp_count(qp, SR_CNT_XRC_SRQ_NAK, 1);
 		sr_qp_enter_err(qp, sr_resp_outcome[res].event);
 		return;
 	}

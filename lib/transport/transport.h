@@ -7,6 +7,7 @@
  *   resp.c  responder: request packets -> memory, receive completions,
  *           ACK/NAK/READ responses (PSN check, duplicates, resources)
  *   resp_ud.c  the responder's UD datagrams
+ *   resp_xrc.c an XRC target's SRQ, from each request's XRCETH
  *   comp.c  completer: responses -> send completions, retry and RNR
  *           timers, READ reassembly
  *   tx.c    one place that turns a QP and a packet description into a
@@ -93,6 +94,23 @@ int sr_resp_res_alloc(struct sr_qp *qp, uint32_t n);
 void sr_resp_reset(struct sr_qp *qp);
 /* One UD datagram (SEND_ONLY[_IMM] with DETH) for a UD QP (resp_ud.c). */
 void sr_resp_ud(struct sr_qp *qp, const struct sr_pkt *pkt);
+
+/*
+ * XRC target (resp_xrc.c): make the SRQ the request's XRCETH names the
+ * QP's (qp->srq, and its CQ and PD).  false: no such SRQ, one of another
+ * XRC domain, or not the SRQ of the message in progress.
+ */
+bool sr_resp_xrc_srq(struct sr_qp *qp, const struct sr_pkt *pkt);
+
+/*
+ * A response's opcode: op under the QP's transport (IBA table 38: an XRC
+ * target answers with the XRC ACK, READ response and atomic ACK opcodes).
+ */
+static inline uint8_t sr_resp_opcode(const struct sr_qp *qp, enum sr_op op)
+{
+	return (uint8_t)((qp->type == SR_QPT_XRC_RECV ? SR_TT_XRC : SR_TT_RC) |
+			 (uint8_t)op);
+}
 
 /* The responder's receive WQE and its completion (resp.c, resp_ud.c). */
 
