@@ -156,6 +156,9 @@ int sr_ibv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 				}
 				sr_ibv_send_wr_ud(wr, &buf[n]);
 			}
+			/* XRC: the remote SRQ, in its own union */
+			if (qp->qp_type == IBV_QPT_XRC_SEND)
+				buf[n].xrc_srqn = wr->qp_type.xrc.remote_srqn;
 			src[n] = wr;
 			if (n > 0)
 				buf[n - 1].next = &buf[n];

@@ -44,7 +44,7 @@
 /* create flags: the mask bit is taken with no flag in it (none is ours) */
 #define SR_IBV_QP_INIT_MASK                                         \
 	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |    \
-	 IBV_QP_INIT_ATTR_CREATE_FLAGS)
+	 IBV_QP_INIT_ATTR_CREATE_FLAGS | IBV_QP_INIT_ATTR_XRCD)
 
 static struct sr_pd *sr_ibv_pd(struct ibv_pd *pd)
 {
@@ -60,22 +60,36 @@ struct ibv_qp *sr_ibv_create_qp_ex(struct ibv_context *c,
 	struct ibv_qp *q;
 	int rc;
 
+	bool tgt = a->qp_type == IBV_QPT_XRC_RECV;
+
 	if (a->comp_mask & ~(uint32_t)SR_IBV_QP_INIT_MASK) {
-		errno = EOPNOTSUPP;          /* XRC, TSO, RSS, ... */
+		errno = EOPNOTSUPP;          /* TSO, RSS, ... */
 		return NULL;
 	}
 	if ((a->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && a->create_flags) {
 		errno = EOPNOTSUPP;          /* scatter FCS, source QPN, ... */
 		return NULL;
 	}
-	if (!(a->comp_mask & IBV_QP_INIT_ATTR_PD) || a->pd == NULL ||
-	    a->send_cq == NULL || a->recv_cq == NULL) {
+	if (a->qp_type != IBV_QPT_RC && a->qp_type != IBV_QPT_UC &&
+	    a->qp_type != IBV_QPT_UD && a->qp_type != IBV_QPT_XRC_SEND &&
+	    !tgt) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	/*
+	 * As the kernel takes them: an XRC target has its domain and nothing
+	 * else (PD, CQs, SRQ and caps ignored); an XRC initiator a PD and a
+	 * send CQ (receive CQ, SRQ and receive caps ignored).
+	 */
+	if (tgt ? !(a->comp_mask & IBV_QP_INIT_ATTR_XRCD) || a->xrcd == NULL
+		: !(a->comp_mask & IBV_QP_INIT_ATTR_PD) || a->pd == NULL ||
+		  a->send_cq == NULL ||
+		  (a->recv_cq == NULL && a->qp_type != IBV_QPT_XRC_SEND)) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (a->qp_type != IBV_QPT_RC && a->qp_type != IBV_QPT_UC &&
-	    a->qp_type != IBV_QPT_UD) {
-		errno = EOPNOTSUPP;
+	if ((a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) && tgt) {
+		errno = EINVAL;              /* it sends nothing */
 		return NULL;
 	}
 	if ((a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
@@ -88,18 +102,24 @@ struct ibv_qp *sr_ibv_create_qp_ex(struct ibv_context *c,
 		return NULL;
 	w->rt = ctx->rt;
 	init.qp_context = w;
-	init.send_cq = sr_cq_of(a->send_cq)->cq;
-	init.recv_cq = sr_cq_of(a->recv_cq)->cq;
-	init.srq = a->srq ? sr_container_of(a->srq, struct sr_ibv_srq, ibsrq)->srq
-			  : NULL;
-	init.pd = sr_ibv_pd(a->pd);
-	init.cap = (struct sr_qp_cap){
-		.max_send_wr = a->cap.max_send_wr,
-		.max_recv_wr = a->cap.max_recv_wr,
-		.max_send_sge = a->cap.max_send_sge,
-		.max_recv_sge = a->cap.max_recv_sge,
-		.max_inline_data = a->cap.max_inline_data,
-	};
+	if (tgt) {
+		init.xrcd = sr_xrcd_of(a->xrcd)->xrcd;
+	} else {
+		init.send_cq = sr_cq_of(a->send_cq)->cq;
+		init.pd = sr_ibv_pd(a->pd);
+		init.cap = (struct sr_qp_cap){
+			.max_send_wr = a->cap.max_send_wr,
+			.max_send_sge = a->cap.max_send_sge,
+			.max_inline_data = a->cap.max_inline_data,
+		};
+	}
+	if (a->qp_type != IBV_QPT_XRC_SEND && !tgt) {
+		init.recv_cq = sr_cq_of(a->recv_cq)->cq;
+		init.srq = a->srq ? sr_container_of(a->srq, struct sr_ibv_srq,
+						    ibsrq)->srq : NULL;
+		init.cap.max_recv_wr = a->cap.max_recv_wr;
+		init.cap.max_recv_sge = a->cap.max_recv_sge;
+	}
 	init.qp_type = (enum sr_qp_type)a->qp_type;
 	init.sq_sig_all = a->sq_sig_all != 0;
 	w->qp = sr_qp_create(ctx->rt->dev, &init);
@@ -130,10 +150,10 @@ struct ibv_qp *sr_ibv_create_qp_ex(struct ibv_context *c,
 	q = &w->qpx.base.qp_base;
 	q->context = c;
 	q->qp_context = a->qp_context;
-	q->pd = a->pd;
-	q->send_cq = a->send_cq;
-	q->recv_cq = a->recv_cq;
-	q->srq = a->srq;
+	q->pd = tgt ? NULL : a->pd;
+	q->send_cq = tgt ? NULL : a->send_cq;
+	q->recv_cq = init.recv_cq ? a->recv_cq : NULL;
+	q->srq = init.srq ? a->srq : NULL;
 	q->qp_num = sr_qp_num(w->qp);
 	q->handle = q->qp_num;
 	q->state = IBV_QPS_RESET;

@@ -31,7 +31,7 @@
 	(IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_SYS_IMAGE_GUID |         \
 	 IBV_DEVICE_PORT_ACTIVE_EVENT | IBV_DEVICE_MEM_WINDOW |            \
 	 IBV_DEVICE_MEM_WINDOW_TYPE_2B | IBV_DEVICE_N_NOTIFY_CQ |          \
-	 IBV_DEVICE_MEM_MGT_EXTENSIONS)
+	 IBV_DEVICE_MEM_MGT_EXTENSIONS | IBV_DEVICE_XRC)
 
 static void sr_ibv_fill_device(const struct sr_ibv_rt *rt,
 			       struct ibv_device_attr *a)
@@ -92,8 +92,8 @@ int sr_ibv_query_device_ex(struct ibv_context *c,
 	memset(&a, 0, sizeof(a));
 	sr_ibv_fill_device(sr_ctx(c)->rt, &a.orig_attr);
 	/* On-demand paging where lib/mr can do it (odp.c): explicit and
-	 * implicit regions, every RC operation and SRQ, UD send and receive
-	 * (UC works the same way but is not advertised, as on mlx5; no XRC). */
+	 * implicit regions, every RC and XRC operation and SRQ, UD send and
+	 * receive (UC works the same way but is not advertised, as on mlx5). */
 	if (sr_mr_odp_supported()) {
 		a.odp_caps.general_caps = IBV_ODP_SUPPORT | IBV_ODP_SUPPORT_IMPLICIT;
 		a.odp_caps.per_transport_caps.rc_odp_caps =
@@ -101,6 +101,9 @@ int sr_ibv_query_device_ex(struct ibv_context *c,
 			IBV_ODP_SUPPORT_READ | IBV_ODP_SUPPORT_ATOMIC | IBV_ODP_SUPPORT_SRQ_RECV;
 		a.odp_caps.per_transport_caps.ud_odp_caps =
 			IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV;
+		a.xrc_odp_caps = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_WRITE |
+			IBV_ODP_SUPPORT_READ | IBV_ODP_SUPPORT_ATOMIC |
+			IBV_ODP_SUPPORT_SRQ_RECV;
 	}
 	/* No TSO, RSS, timestamps, tag matching, CQ moderation, device
 	 * memory or PCI atomics: all zero. */

@@ -31,6 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/types.h>
+
 #include <infiniband/verbs.h>
 
 #include "config.h"
@@ -43,6 +45,8 @@
 struct sr_pmd_dev;
 struct sr_cm_host;
 struct sr_ibv_map_entry;
+struct sr_ibv_xrcd;
+struct sr_xrcd;
 struct sr_dev;
 struct sr_cq;
 struct sr_qp;
@@ -87,6 +91,7 @@ struct sr_ibv_rt {
 	struct sr_ibv_ctx *ctxs;          /* open contexts, under map_lock */
 	/* A device of sroced's (pmd/daemon.h): the attachment, held open. */
 	int daemon_fd;                    /* -1: the embedded device */
+	struct sr_ibv_xrcd *xrcds;        /* open XRC domains, under lock */
 };
 
 struct sr_ibv_dev {
@@ -218,6 +223,28 @@ struct sr_ibv_srq {
 	struct sr_srq *srq;
 	struct sr_ibv_rt *rt;
 };
+
+/* An XRC domain (xrcd.c): one per inode opened, or private (fd -1). */
+struct sr_ibv_xrcd {
+	struct ibv_xrcd ibxrcd;
+	struct sr_xrcd *xrcd;
+	struct sr_ibv_rt *rt;
+	bool shared;                      /* of the inode below */
+	dev_t st_dev;
+	ino_t st_ino;
+	unsigned int refs;                /* opens not closed (rt->lock) */
+	struct sr_ibv_xrcd *next;         /* in rt->xrcds */
+};
+
+static inline struct sr_ibv_xrcd *sr_xrcd_of(struct ibv_xrcd *x)
+{
+	return sr_container_of(x, struct sr_ibv_xrcd, ibxrcd);
+}
+
+/* ibv_open_xrcd / ibv_close_xrcd in the verbs_context (xrcd.c). */
+void sr_ibv_xrcd_ops_init(struct verbs_context *v);
+/* ibv_get_srq_num (srq.c). */
+int sr_ibv_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
 
 struct sr_ibv_ah {
 	struct ibv_ah ibah;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * srq.c — shared receive queues on lib/qp/srq.h (basic SRQs only: no XRC,
- * no tag matching).  The limit event arrives as an async event.
+ * srq.c — shared receive queues on lib/qp/srq.h: basic and XRC SRQs (an
+ * XRC domain and a CQ; ibv_get_srq_num gives what initiators name), no
+ * tag matching.  The limit event arrives as an async event.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,17 +23,30 @@ struct ibv_srq *sr_ibv_create_srq_ex(struct ibv_context *c,
 	struct sr_ibv_srq *w;
 	int rc;
 
+	bool xrc;
+
 	if (a->comp_mask & ~(uint32_t)(IBV_SRQ_INIT_ATTR_TYPE |
-				       IBV_SRQ_INIT_ATTR_PD)) {
+				       IBV_SRQ_INIT_ATTR_PD |
+				       IBV_SRQ_INIT_ATTR_XRCD |
+				       IBV_SRQ_INIT_ATTR_CQ)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
+	xrc = (a->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
+	      a->srq_type == IBV_SRQT_XRC;
 	if ((a->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
-	    a->srq_type != IBV_SRQT_BASIC) {
-		errno = EOPNOTSUPP;
+	    a->srq_type != IBV_SRQT_BASIC && !xrc) {
+		errno = EOPNOTSUPP;          /* tag matching */
 		return NULL;
 	}
 	if (!(a->comp_mask & IBV_SRQ_INIT_ATTR_PD) || a->pd == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* an XRC SRQ needs its domain and its CQ */
+	if (xrc && (!(a->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) ||
+		    a->xrcd == NULL ||
+		    !(a->comp_mask & IBV_SRQ_INIT_ATTR_CQ) || a->cq == NULL)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -43,9 +57,15 @@ struct ibv_srq *sr_ibv_create_srq_ex(struct ibv_context *c,
 	sa.max_wr = a->attr.max_wr;
 	sa.max_sge = a->attr.max_sge;
 	sa.srq_limit = a->attr.srq_limit;
-	w->srq = sr_srq_create(ctx->rt->dev,
-			       sr_container_of(a->pd, struct sr_ibv_pd, ibpd)->pd,
-			       &sa);
+	if (xrc)
+		w->srq = sr_srq_create_xrc(ctx->rt->dev,
+				sr_container_of(a->pd, struct sr_ibv_pd, ibpd)->pd,
+				sr_xrcd_of(a->xrcd)->xrcd, sr_cq_of(a->cq)->cq,
+				&sa);
+	else
+		w->srq = sr_srq_create(ctx->rt->dev,
+				sr_container_of(a->pd, struct sr_ibv_pd, ibpd)->pd,
+				&sa);
 	if (w->srq == NULL) {
 		errno = EINVAL;
 		goto out_free;
@@ -120,6 +140,14 @@ int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 	attr->max_wr = sa.max_wr;
 	attr->max_sge = sa.max_sge;
 	attr->srq_limit = sa.srq_limit;
+	return 0;
+}
+
+int sr_ibv_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num)
+{
+	if (srq == NULL || srq_num == NULL)
+		return EINVAL;
+	*srq_num = sr_srq_num(sr_srq_of(srq)->srq);
 	return 0;
 }
 

@@ -287,8 +287,15 @@ static void sr_wr_set_ud_addr(struct ibv_qp_ex *q, struct ibv_ah *ah,
 
 static void sr_wr_set_xrc_srqn(struct ibv_qp_ex *q, uint32_t srqn)
 {
-	(void)srqn;
-	sr_wr_error(q, EOPNOTSUPP);
+	struct sr_send_wr *w = sr_wr_last(q);
+
+	if (w == NULL)
+		return;
+	if (q->qp_base.qp_type != IBV_QPT_XRC_SEND) {
+		sr_wr_error(q, EINVAL);
+		return;
+	}
+	w->xrc_srqn = srqn;         /* lib/ refuses more than 24 bits */
 }
 
 static void sr_wr_set_sge_list(struct ibv_qp_ex *q, size_t n,

@@ -5,7 +5,8 @@
  * loopback), each check as a program (or rdma-core's test_odp) does it:
  *   caps         ibv_query_device_ex: odp_caps.general_caps SUPPORT and
  *                SUPPORT_IMPLICIT; RC SEND, RECV, WRITE, READ, ATOMIC,
- *                SRQ_RECV; UD SEND, RECV; XRC nothing
+ *                SRQ_RECV; UD SEND, RECV; XRC the RC ones but RECV (an XRC
+ *                QP has no receive queue); UC nothing
  *   reg_mr       IBV_ACCESS_ON_DEMAND taken by ibv_reg_mr, ibv_reg_mr_iova
  *                and ibv_rereg_mr (keys kept); a QP's access flags with
  *                ON_DEMAND (test_odp's RDMA resources pass them); a
@@ -204,8 +205,10 @@ static void check_caps(struct env *e)
 	else if (a.odp_caps.per_transport_caps.ud_odp_caps !=
 		 (IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV))
 		why = "ud_odp_caps";
-	else if (a.odp_caps.per_transport_caps.uc_odp_caps != 0 || a.xrc_odp_caps != 0)
-		why = "UC or XRC caps claimed";
+	else if (a.xrc_odp_caps != (rc & ~(uint32_t)IBV_ODP_SUPPORT_RECV))
+		why = "xrc_odp_caps";
+	else if (a.odp_caps.per_transport_caps.uc_odp_caps != 0)
+		why = "UC caps claimed";
 	report("caps", why == NULL, why);
 }
 
