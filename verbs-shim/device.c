@@ -54,6 +54,7 @@ static void sr_ibv_dev_init(struct sr_ibv_dev *d, unsigned int index,
 	pthread_mutex_init(&d->rt.lock, NULL);
 	pthread_mutex_init(&d->rt.wait_lock, NULL);
 	pthread_mutex_init(&d->rt.map_lock, NULL);
+	pthread_mutex_init(&d->rt.xrcd_lock, NULL);
 	d->rt.lock_fd = -1;
 	d->rt.daemon_fd = -1;
 }

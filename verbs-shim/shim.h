@@ -91,7 +91,8 @@ struct sr_ibv_rt {
 	struct sr_ibv_ctx *ctxs;          /* open contexts, under map_lock */
 	/* A device of sroced's (pmd/daemon.h): the attachment, held open. */
 	int daemon_fd;                    /* -1: the embedded device */
-	struct sr_ibv_xrcd *xrcds;        /* open XRC domains, under lock */
+	pthread_mutex_t xrcd_lock;        /* xrcds (xrcd.c); before dev->lock */
+	struct sr_ibv_xrcd *xrcds;        /* open XRC domains */
 };
 
 struct sr_ibv_dev {
@@ -232,7 +233,7 @@ struct sr_ibv_xrcd {
 	bool shared;                      /* of the inode below */
 	dev_t st_dev;
 	ino_t st_ino;
-	unsigned int refs;                /* opens not closed (rt->lock) */
+	unsigned int refs;                /* opens not closed (xrcd_lock) */
 	struct sr_ibv_xrcd *next;         /* in rt->xrcds */
 };
 

@@ -69,24 +69,24 @@ static struct ibv_xrcd *sr_ibv_open_xrcd(struct ibv_context *c,
 	x = sr_ibv_obj_new(rt, sizeof(*x));
 	if (x == NULL)
 		return NULL;
-	pthread_mutex_lock(&rt->lock);
+	pthread_mutex_lock(&rt->xrcd_lock);
 	if (shared) {
 		struct sr_ibv_xrcd *old = sr_ibv_xrcd_find(rt, &st);
 
 		if (old != NULL && (a->oflags & O_EXCL)) {
-			pthread_mutex_unlock(&rt->lock);
+			pthread_mutex_unlock(&rt->xrcd_lock);
 			free(x);
 			errno = EEXIST;
 			return NULL;
 		}
 		if (old != NULL) {
 			old->refs++;
-			pthread_mutex_unlock(&rt->lock);
+			pthread_mutex_unlock(&rt->xrcd_lock);
 			free(x);
 			return &old->ibxrcd;
 		}
 		if (!(a->oflags & O_CREAT)) {
-			pthread_mutex_unlock(&rt->lock);
+			pthread_mutex_unlock(&rt->xrcd_lock);
 			free(x);
 			errno = EINVAL;
 			return NULL;
@@ -96,7 +96,7 @@ static struct ibv_xrcd *sr_ibv_open_xrcd(struct ibv_context *c,
 	}
 	x->xrcd = sr_xrcd_alloc(rt->dev);
 	if (x->xrcd == NULL) {
-		pthread_mutex_unlock(&rt->lock);
+		pthread_mutex_unlock(&rt->xrcd_lock);
 		free(x);
 		errno = ENOMEM;
 		return NULL;
@@ -107,7 +107,7 @@ static struct ibv_xrcd *sr_ibv_open_xrcd(struct ibv_context *c,
 	x->ibxrcd.context = c;
 	x->next = rt->xrcds;
 	rt->xrcds = x;
-	pthread_mutex_unlock(&rt->lock);
+	pthread_mutex_unlock(&rt->xrcd_lock);
 	return &x->ibxrcd;
 }
 
@@ -121,15 +121,15 @@ static int sr_ibv_close_xrcd(struct ibv_xrcd *ibx)
 		return EINVAL;
 	x = sr_xrcd_of(ibx);
 	rt = x->rt;
-	pthread_mutex_lock(&rt->lock);
+	pthread_mutex_lock(&rt->xrcd_lock);
 	if (x->refs > 1) {
 		x->refs--;
-		pthread_mutex_unlock(&rt->lock);
+		pthread_mutex_unlock(&rt->xrcd_lock);
 		return 0;
 	}
 	rc = sr_xrcd_dealloc(x->xrcd);
 	if (rc != 0) {
-		pthread_mutex_unlock(&rt->lock);
+		pthread_mutex_unlock(&rt->xrcd_lock);
 		return sr_ibv_err(rc);
 	}
 	for (pp = &rt->xrcds; *pp != NULL; pp = &(*pp)->next) {
@@ -138,7 +138,7 @@ static int sr_ibv_close_xrcd(struct ibv_xrcd *ibx)
 			break;
 		}
 	}
-	pthread_mutex_unlock(&rt->lock);
+	pthread_mutex_unlock(&rt->xrcd_lock);
 	free(x);
 	return 0;
 }

@@ -501,6 +501,8 @@ static bool sr_resp_read_may_queue(struct sr_qp *qp, const struct sr_pkt *pkt)
 	       /* a duplicate being answered again may sit where it would go */
 	       &qp->resp.res[qp->resp.res_next] != qp->resp.busy &&
 	       (qp->attr.qp_access_flags & SR_ACCESS_REMOTE_READ) &&
+	       /* an XRC target reads through the SRQ's PD: the same SRQ */
+	       (qp->type != SR_QPT_XRC_RECV || sr_resp_xrc_same_srq(qp, pkt)) &&
 	       sr_reth_len(sr_pkt_ext(pkt, SR_EXT_RETH)) <= SR_RETH_MAX_LEN &&
 	       sr_resp_read_range(qp, sr_pkt_ext(pkt, SR_EXT_RETH)) ==
 		       SR_MR_OK;

@@ -10,7 +10,10 @@
  * SRQ it started in.  Anything else is an invalid request (resp.c NAKs it
  * and counts SR_CNT_XRC_SRQ_NAK).  The SRQ stays the QP's until the next
  * request names another or sr_srq_destroy() takes it away: READ responses
- * still being sent read through its PD.
+ * still being sent read through its PD.  A request that names an SRQ with
+ * another is taken only when no READ response is pending (resp.c lets a
+ * READ queue behind a busy one only when it names the same SRQ), so no
+ * response reads through another request's PD.
  */
 #include "core/dev_priv.h"
 #include "transport/transport.h"
@@ -34,4 +37,12 @@ bool sr_resp_xrc_srq(struct sr_qp *qp, const struct sr_pkt *pkt)
 	qp->pd = srq->pd;
 	qp->resp.xrc_srqn = srq->srqn;
 	return true;
+}
+
+bool sr_resp_xrc_same_srq(const struct sr_qp *qp, const struct sr_pkt *pkt)
+{
+	const struct sr_xrceth *x = sr_pkt_ext(pkt, SR_EXT_XRCETH);
+
+	return x != NULL && qp->srq != NULL &&
+	       sr_xrceth_srqn(x) == qp->srq->srqn;
 }

@@ -101,6 +101,8 @@ void sr_resp_ud(struct sr_qp *qp, const struct sr_pkt *pkt);
  * XRC domain, or not the SRQ of the message in progress.
  */
 bool sr_resp_xrc_srq(struct sr_qp *qp, const struct sr_pkt *pkt);
+/* XRC target: does the request's XRCETH name the QP's current SRQ? */
+bool sr_resp_xrc_same_srq(const struct sr_qp *qp, const struct sr_pkt *pkt);
 
 /*
  * A response's opcode: op under the QP's transport (IBA table 38: an XRC

@@ -4,8 +4,8 @@
  * 0 (XRC_SEND) connected to a target on node 1 (XRC_RECV) of an XRC
  * domain with two SRQs; SEND into the SRQ the WR names, WRITE, READ and
  * atomics, the XRC opcodes on the wire, an XRCETH naming an SRQ of another
- * domain or none, the objects' rules, and the target or its SRQ destroyed
- * while traffic flows.
+ * domain or none, the objects' rules, the target or its SRQ destroyed
+ * while traffic flows, READs pipelined into one SRQ or two.
  */
 #include <errno.h>
 #include <string.h>
@@ -568,6 +568,51 @@ START_TEST(test_xrc_destroy_in_flight)
 }
 END_TEST
 
+/*
+ * READs back to back, each longer than what the responder sends at once:
+ * the later ones arrive while the earlier one's responses go out, naming
+ * the same SRQ (_i 0: queued behind it) or the domain's two SRQs in turn
+ * (_i 1: taken once the earlier responses are out).  Every READ returns
+ * its own bytes, in order.
+ */
+START_TEST(test_xrc_reads_pipelined)
+{
+	struct x_env e;
+	struct h_opts o;
+	struct sr_wc wc[6];
+	struct h_node *n0, *n1;
+	uint32_t srqn[2];
+	uint64_t cnt[SR_CNT_MAX];
+	int i;
+
+	h_default_opts(&o, SR_QPT_RC);
+	o.buflen = 1u << 17;
+	x_init(&e, &o);
+	n0 = &e.p.n[0];
+	n1 = &e.p.n[1];
+	srqn[0] = sr_srq_num(e.srq[0]);
+	srqn[1] = sr_srq_num(e.srq[1]);
+	fill(n1->buf, 6 * 12000, 11);
+	for (i = 0; i < 6; i++)
+		ck_assert_int_eq(x_post(&e, SR_WR_RDMA_READ, 30 + i,
+					12000 * (uint32_t)i, 12000,
+					12000 * (uint32_t)i,
+					srqn[_i == 0 ? 0 : i % 2]), 0);
+	ck_assert_int_eq(h_wait_cq(&e.p, n0->scq, wc, 6, 1000000), 6);
+	for (i = 0; i < 6; i++) {
+		ck_assert_int_eq(wc[i].status, SR_WC_SUCCESS);
+		ck_assert_uint_eq(wc[i].wr_id, 30 + (uint64_t)i);
+		ck_assert_uint_eq(wc[i].byte_len, 12000);
+	}
+	ck_assert_mem_eq(n0->buf, n1->buf, 6 * 12000);
+	sr_qp_counters(e.tgt, cnt);
+	ck_assert_uint_eq(cnt[SR_CNT_XRC_SRQ_NAK], 0);
+	ck_assert_uint_eq(cnt[SR_CNT_ERR_NAK_SENT], 0);
+	h_settle(&e.p);
+	x_fini(&e);
+}
+END_TEST
+
 static Suite *xrc_suite(void)
 {
 	Suite *s = suite_create("transport_xrc");
@@ -579,6 +624,7 @@ static Suite *xrc_suite(void)
 	tcase_add_test(tc, test_xrc_cmp_swap);
 	tcase_add_loop_test(tc, test_xrc_bad_srq, 0, 3);
 	tcase_add_loop_test(tc, test_xrc_destroy_in_flight, 0, 2);
+	tcase_add_loop_test(tc, test_xrc_reads_pipelined, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
