@@ -14,7 +14,8 @@
  *   qp_create     XRC_RECV needs IBV_QP_INIT_ATTR_XRCD (EINVAL), takes no
  *                 send ops (EINVAL); XRC_SEND needs a send CQ (EINVAL) and
  *                 ignores a receive CQ; neither takes a receive (EINVAL);
- *                 ibv_open_qp is EOPNOTSUPP
+ *                 both reach RTS with their own attributes, ibv_query_qp
+ *                 says so; ibv_open_qp is EOPNOTSUPP
  *   traffic       SEND with wr.qp_type.xrc.remote_srqn into the SRQ it
  *                 names (data, wc.qp_num the target's, the SRQ's CQ);
  *                 ibv_wr_* with ibv_wr_set_xrc_srqn: WRITE, READ,
@@ -296,6 +297,18 @@ static void check_qp_create(struct env *e)
 		if (qp_up(e, e->ini, e->tgt->qp_num, 0) ||
 		    qp_up(e, e->tgt, e->ini->qp_num, 1))
 			ok = 0, why = "modify to RTS";
+	}
+	if (e->ini && e->tgt) {
+		struct ibv_qp_attr qa;
+		struct ibv_qp_init_attr qi;
+
+		if (ibv_query_qp(e->tgt, &qa, IBV_QP_STATE, &qi) ||
+		    qa.qp_state != IBV_QPS_RTS || qi.qp_type != IBV_QPT_XRC_RECV ||
+		    qi.recv_cq != NULL || qa.cap.max_send_wr != 0 ||
+		    ibv_query_qp(e->ini, &qa, IBV_QP_STATE, &qi) ||
+		    qa.qp_state != IBV_QPS_RTS || qi.qp_type != IBV_QPT_XRC_SEND ||
+		    qa.cap.max_recv_wr != 0 || qa.cap.max_send_wr < 16)
+			ok = 0, why = "ibv_query_qp";
 	}
 	oa.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
 		       IBV_QP_OPEN_ATTR_TYPE;
