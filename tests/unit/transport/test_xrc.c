@@ -5,11 +5,13 @@
  * domain with two SRQs; SEND into the SRQ the WR names, WRITE, READ and
  * atomics, the XRC opcodes on the wire, an XRCETH naming an SRQ of another
  * domain or none, the objects' rules, the target or its SRQ destroyed
- * while traffic flows, READs pipelined into one SRQ or two.
+ * while traffic flows, READs pipelined into one SRQ or two, packets of the
+ * wrong transport or direction.
  */
 #include <errno.h>
 #include <string.h>
 
+#include "craft.h"
 #include "harness.h"
 #include "sr_check.h"
 #include "qp/xrcd.h"
@@ -613,6 +615,73 @@ START_TEST(test_xrc_reads_pipelined)
 }
 END_TEST
 
+/*
+ * Each XRC half takes only its side of the XRC transport: RC requests and
+ * XRC responses to a target, XRC requests to an initiator or to an RC QP
+ * are dropped and counted (no NAK); then a crafted XRC SEND is taken.
+ */
+START_TEST(test_xrc_wrong_transport)
+{
+	struct x_env e;
+	struct h_opts o;
+	struct sr_build b;
+	struct sr_wc wc;
+	struct h_node *n1;
+	uint64_t cnt[SR_CNT_MAX];
+	uint8_t data[32];
+
+	h_default_opts(&o, SR_QPT_RC);
+	x_init(&e, &o);
+	n1 = &e.p.n[1];
+	memset(data, 0x6b, sizeof(data));
+	ck_assert_int_eq(x_recv(&e, e.srq[0], 77, 0, 100), 0);
+
+	/* to the target: an RC SEND, an XRC ACK */
+	craft_init(&e.p, 0, &b, SR_OPCODE(RC, SEND_ONLY), o.psn0);
+	b.dqpn = sr_qp_num(e.tgt);
+	craft_send(&e.p, 0, &b, data, sizeof(data));
+	craft_init(&e.p, 0, &b, SR_OPCODE(XRC, ACKNOWLEDGE), o.psn0);
+	b.dqpn = sr_qp_num(e.tgt);
+	b.aeth_syndrome = SR_AETH_CREDITS_INVALID;
+	craft_send(&e.p, 0, &b, NULL, 0);
+	/* an XRC request to the initiator, and to node 1's RC QP */
+	craft_init(&e.p, 1, &b, SR_OPCODE(XRC, SEND_ONLY), 7);
+	b.dqpn = sr_qp_num(e.ini);
+	b.xrc_srqn = 1;
+	craft_send(&e.p, 1, &b, data, sizeof(data));
+	craft_init(&e.p, 0, &b, SR_OPCODE(XRC, SEND_ONLY), o.psn0);
+	b.xrc_srqn = sr_srq_num(e.srq[0]);
+	craft_send(&e.p, 0, &b, data, sizeof(data));   /* to n1->qp (RC) */
+	settle(&e.p);
+	sr_qp_counters(e.tgt, cnt);
+	ck_assert_uint_eq(cnt[SR_CNT_OPCODE_DROP], 2);
+	ck_assert_uint_eq(cnt[SR_CNT_ERR_NAK_SENT], 0);
+	sr_qp_counters(e.ini, cnt);
+	ck_assert_uint_eq(cnt[SR_CNT_OPCODE_DROP], 1);
+	sr_qp_counters(n1->qp, cnt);
+	ck_assert_uint_eq(cnt[SR_CNT_OPCODE_DROP], 1);
+	ck_assert_int_eq(sr_cq_poll(n1->rcq, 1, &wc), 0);
+
+	/* the right one: placed into SRQ 0, completed as the target's */
+	craft_init(&e.p, 0, &b, SR_OPCODE(XRC, SEND_ONLY), o.psn0);
+	b.dqpn = sr_qp_num(e.tgt);
+	b.xrc_srqn = sr_srq_num(e.srq[0]);
+	b.ackreq = true;
+	craft_send(&e.p, 0, &b, data, sizeof(data));
+	settle(&e.p);
+	ck_assert_int_eq(sr_cq_poll(n1->rcq, 1, &wc), 1);
+	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
+	ck_assert_uint_eq(wc.wr_id, 77);
+	ck_assert_uint_eq(wc.byte_len, sizeof(data));
+	ck_assert_uint_eq(wc.qp_num, sr_qp_num(e.tgt));
+	ck_assert_mem_eq(n1->buf, data, sizeof(data));
+	sr_qp_counters(e.tgt, cnt);
+	ck_assert_uint_eq(cnt[SR_CNT_ACK_SENT], 1);
+	h_settle(&e.p);
+	x_fini(&e);
+}
+END_TEST
+
 static Suite *xrc_suite(void)
 {
 	Suite *s = suite_create("transport_xrc");
@@ -625,6 +694,7 @@ static Suite *xrc_suite(void)
 	tcase_add_loop_test(tc, test_xrc_bad_srq, 0, 3);
 	tcase_add_loop_test(tc, test_xrc_destroy_in_flight, 0, 2);
 	tcase_add_loop_test(tc, test_xrc_reads_pipelined, 0, 2);
+	tcase_add_test(tc, test_xrc_wrong_transport);
 	suite_add_tcase(s, tc);
 	return s;
 }
