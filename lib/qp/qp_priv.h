@@ -132,6 +132,7 @@ struct sr_resp_res {
 	uint32_t off;
 	uint32_t end;
 	uint32_t msn;                 /* the MSN its responses carry */
+	struct sr_srq *srq;           /* XRC target: the SRQ the READ named */
 };
 
 enum sr_resp_msg { SR_MSG_NONE, SR_MSG_SEND, SR_MSG_WRITE, SR_MSG_MAX };

@@ -24,8 +24,9 @@ static struct sr_srq *sr_srq_new(struct sr_dev *dev, struct sr_pd *pd,
 	    attr->max_sge == 0 ||
 	    attr->max_sge > SR_QP_MAX_SGE || attr->srq_limit > attr->max_wr)
 		return NULL;
-	if ((xrcd != NULL && (xrcd->dev != dev || cq == NULL ||
-			      cq->dev != dev)))
+	/* an XRC SRQ: its domain and CQ of the same device */
+	if (xrcd != NULL &&
+	    (xrcd->dev != dev || cq == NULL || cq->dev != dev))
 		return NULL;
 	srq = sr_zalloc(sizeof(*srq));
 	if (srq == NULL)
@@ -84,8 +85,9 @@ struct sr_srq *sr_srq_create_xrc(struct sr_dev *dev, struct sr_pd *pd,
 
 /*
  * An XRC SRQ has no QP attached; the targets of its domain that last took
- * from it forget it (under dev->lock, which the engine holds): a message
- * in progress there then fails at its next packet.
+ * from it, or answer READs through its PD, forget it (under dev->lock,
+ * which the engine holds): a message in progress there then fails at its
+ * next packet, a READ response still to be sent with a remote access NAK.
  */
 static void sr_srq_forget_targets(struct sr_dev *dev, struct sr_srq *srq)
 {
@@ -93,13 +95,19 @@ static void sr_srq_forget_targets(struct sr_dev *dev, struct sr_srq *srq)
 
 	for (i = 0; i < SR_MAX_QP; i++) {
 		struct sr_qp *qp = dev->qps[i];
+		uint32_t r;
 
-		if (qp != NULL && qp->type == SR_QPT_XRC_RECV &&
-		    qp->srq == srq) {
+		if (qp == NULL || qp->type != SR_QPT_XRC_RECV)
+			continue;
+		if (qp->srq == srq) {
 			qp->srq = NULL;
 			qp->rcq = NULL;
 			qp->pd = NULL;
 		}
+		/* READs it answered: a duplicate now reads through no PD */
+		for (r = 0; r < qp->resp.nres; r++)
+			if (qp->resp.res[r].srq == srq)
+				qp->resp.res[r].srq = NULL;
 	}
 }
 

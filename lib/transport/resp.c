@@ -231,7 +231,7 @@ static unsigned int sr_resp_read_emit(struct sr_qp *qp, unsigned int budget)
 		sr_tx_prepare(qp, &b, &qp->attr.av, op, r->cur_psn);
 		b.aeth_syndrome = SR_AETH_CREDITS_INVALID;
 		b.aeth_msn = r->msn & SR_PSN_MASK;
-		ret = sr_tx_send(qp, &b, &src, len);
+		ret = sr_resp_read_send(qp, r, &b, &src, len);
 		if (ret == -EAGAIN)
 			break;
 		if (ret < 0) {
@@ -466,6 +466,8 @@ static enum sr_resp_result sr_resp_read(struct sr_qp *qp,
 		return sr_resp_mr_nak(err);
 	npkts = len ? (len + qp->mtu - 1) / qp->mtu : 1;
 	r = sr_resp_res_new(qp, pkt->opcode, psn, npkts);
+	if (qp->type == SR_QPT_XRC_RECV)
+		r->srq = qp->srq;       /* reads through its PD (resp_xrc.c) */
 	r->va = sr_reth_va(reth);
 	r->rkey = sr_reth_rkey(reth);
 	r->len = len;

@@ -9,11 +9,11 @@
  * access of the request is checked against.  A message continues in the
  * SRQ it started in.  Anything else is an invalid request (resp.c NAKs it
  * and counts SR_CNT_XRC_SRQ_NAK).  The SRQ stays the QP's until the next
- * request names another or sr_srq_destroy() takes it away: READ responses
- * still being sent read through its PD.  A request that names an SRQ with
- * another is taken only when no READ response is pending (resp.c lets a
- * READ queue behind a busy one only when it names the same SRQ), so no
- * response reads through another request's PD.
+ * request names another or sr_srq_destroy() takes it away.  A READ keeps
+ * the SRQ it named (struct sr_resp_res): its responses, and those to a
+ * duplicate of it, read through that SRQ's PD.  A READ queues behind a
+ * busy one only when it names the same SRQ (its range is checked through
+ * the current PD before its XRCETH is looked at).
  */
 #include "core/dev_priv.h"
 #include "transport/transport.h"
@@ -45,4 +45,20 @@ bool sr_resp_xrc_same_srq(const struct sr_qp *qp, const struct sr_pkt *pkt)
 
 	return x != NULL && qp->srq != NULL &&
 	       sr_xrceth_srqn(x) == qp->srq->srqn;
+}
+
+int sr_resp_read_send(struct sr_qp *qp, const struct sr_resp_res *r,
+		      const struct sr_build *b, const struct sr_tx_src *src,
+		      uint32_t len)
+{
+	struct sr_pd *pd = qp->pd;
+	int ret;
+
+	if (qp->type != SR_QPT_XRC_RECV)
+		return sr_tx_send(qp, b, src, len);
+	/* the engine holds dev->lock: nobody sees the PD swapped */
+	qp->pd = r->srq != NULL ? r->srq->pd : NULL;
+	ret = sr_tx_send(qp, b, src, len);
+	qp->pd = pd;
+	return ret;
 }

@@ -175,6 +175,15 @@ struct sr_tx_src {
 
 int sr_tx_send(struct sr_qp *qp, const struct sr_build *b,
 	       const struct sr_tx_src *src, uint32_t len);
+/*
+ * resp_xrc.c: send one READ response of r as sr_tx_send does; an XRC
+ * target's reads through the PD of the SRQ the READ named, whatever SRQ
+ * later requests named (a duplicate READ is answered again from r).  An
+ * SRQ destroyed since makes it a remote access failure.
+ */
+int sr_resp_read_send(struct sr_qp *qp, const struct sr_resp_res *r,
+		      const struct sr_build *b, const struct sr_tx_src *src,
+		      uint32_t len);
 
 /* UDP source port of a QP (rdma_get_udp_sport() of Linux). */
 uint16_t sr_udp_sport(uint32_t flow_label, uint32_t lqpn, uint32_t rqpn);

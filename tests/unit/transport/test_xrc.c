@@ -5,8 +5,9 @@
  * domain with two SRQs; SEND into the SRQ the WR names, WRITE, READ and
  * atomics, the XRC opcodes on the wire, an XRCETH naming an SRQ of another
  * domain or none, the objects' rules, the target or its SRQ destroyed
- * while traffic flows, READs pipelined into one SRQ or two, packets of the
- * wrong transport or direction.
+ * while traffic flows, READs pipelined into one SRQ or two, a duplicate
+ * READ after an SRQ of another PD, packets of the wrong transport or
+ * direction.
  */
 #include <errno.h>
 #include <string.h>
@@ -682,6 +683,76 @@ START_TEST(test_xrc_wrong_transport)
 }
 END_TEST
 
+/*
+ * A duplicate READ answered again after a request named an SRQ with
+ * another PD: the responses still read through the PD of the SRQ the
+ * READ named (no NAK, the target stays in RTS); destroying that other
+ * SRQ and its PD afterwards leaves nothing behind.
+ */
+START_TEST(test_xrc_dup_read_other_pd)
+{
+	struct x_env e;
+	struct h_opts o;
+	struct sr_wc wc;
+	struct h_node *n1;
+	struct sr_pd *pd2;
+	struct sr_srq *srq2;
+	struct sr_srq_attr sa = { .max_wr = 4, .max_sge = 1 };
+	struct sr_recv_wr rwr = { .wr_id = 99 };
+	const struct sr_recv_wr *rbad;
+	struct sr_build b;
+	uint64_t cnt[SR_CNT_MAX];
+	uint32_t srqn0;
+
+	h_default_opts(&o, SR_QPT_RC);
+	x_init(&e, &o);
+	n1 = &e.p.n[1];
+	srqn0 = sr_srq_num(e.srq[0]);
+	pd2 = sr_pd_alloc(n1->mrd);
+	ck_assert_ptr_nonnull(pd2);
+	srq2 = sr_srq_create_xrc(n1->dev, pd2, e.xrcd, n1->rcq, &sa);
+	ck_assert_ptr_nonnull(srq2);
+	fill(n1->buf + 1000, 3000, 4);
+
+	ck_assert_int_eq(x_post(&e, SR_WR_RDMA_READ, 40, 0, 3000, 1000,
+				srqn0), 0);
+	ck_assert_int_eq(h_wait_cq(&e.p, e.p.n[0].scq, &wc, 1, 100000), 1);
+	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
+	/* an empty SEND into the SRQ of the other PD */
+	ck_assert_int_eq(sr_srq_post_recv(srq2, &rwr, &rbad), 0);
+	ck_assert_int_eq(x_post(&e, SR_WR_SEND, 41, 0, 0, 0,
+				sr_srq_num(srq2)), 0);
+	ck_assert_int_eq(h_wait_cq(&e.p, e.p.n[0].scq, &wc, 1, 100000), 1);
+	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
+	ck_assert_int_eq(h_wait_cq(&e.p, n1->rcq, &wc, 1, 100000), 1);
+	ck_assert_uint_eq(wc.wr_id, 99);
+
+	/* the READ again, as a requester resending it would */
+	craft_init(&e.p, 0, &b, SR_OPCODE(XRC, READ_REQUEST), o.psn0);
+	b.dqpn = sr_qp_num(e.tgt);
+	b.xrc_srqn = srqn0;
+	b.reth_va = (uint64_t)(uintptr_t)(n1->buf + 1000);
+	b.reth_rkey = sr_mr_rkey(n1->mr);
+	b.reth_len = 3000;
+	craft_send(&e.p, 0, &b, NULL, 0);
+	settle(&e.p);
+	sr_qp_counters(e.tgt, cnt);
+	ck_assert_uint_eq(cnt[SR_CNT_REQ_DUP], 1);
+	ck_assert_uint_eq(cnt[SR_CNT_ERR_NAK_SENT], 0);
+	ck_assert_int_eq(sr_qp_state(e.tgt), SR_QPS_RTS);
+
+	/* the SRQ the target last used goes, then its PD */
+	ck_assert_int_eq(sr_srq_destroy(srq2), 0);
+	ck_assert_int_eq(sr_pd_dealloc(pd2), 0);
+	ck_assert_int_eq(x_post(&e, SR_WR_RDMA_WRITE, 42, 0, 100, 2000,
+				srqn0), 0);
+	ck_assert_int_eq(h_wait_cq(&e.p, e.p.n[0].scq, &wc, 1, 100000), 1);
+	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
+	h_settle(&e.p);
+	x_fini(&e);
+}
+END_TEST
+
 static Suite *xrc_suite(void)
 {
 	Suite *s = suite_create("transport_xrc");
@@ -695,6 +766,7 @@ static Suite *xrc_suite(void)
 	tcase_add_loop_test(tc, test_xrc_destroy_in_flight, 0, 2);
 	tcase_add_loop_test(tc, test_xrc_reads_pipelined, 0, 2);
 	tcase_add_test(tc, test_xrc_wrong_transport);
+	tcase_add_test(tc, test_xrc_dup_read_other_pd);
 	suite_add_tcase(s, tc);
 	return s;
 }
