@@ -199,6 +199,7 @@ static int x_post(struct x_env *e, enum sr_wr_opcode op, uint64_t id,
 	if (op == SR_WR_ATOMIC_CMP_AND_SWP || op == SR_WR_ATOMIC_FETCH_AND_ADD) {
 		wr.wr.atomic.remote_addr = (uint64_t)(uintptr_t)(r->buf + roff);
 		wr.wr.atomic.rkey = sr_mr_rkey(r->mr);
+		wr.wr.atomic.compare_add = 2;     /* FETCH_AND_ADD adds 2 */
 	} else {
 		wr.wr.rdma.remote_addr = (uint64_t)(uintptr_t)(r->buf + roff);
 		wr.wr.rdma.rkey = sr_mr_rkey(r->mr);
@@ -396,7 +397,7 @@ START_TEST(test_xrc_traffic)
 	memcpy(&got, n0->buf, 8);
 	ck_assert_uint_eq(got, 40);
 	memcpy(&got, n1->buf + 64, 8);
-	ck_assert_uint_eq(got, 40);   /* compare_add 0 in x_post */
+	ck_assert_uint_eq(got, 42);
 
 	/* nothing but XRC on the wire; every request with its XRCETH, no
 	 * response with one */
