@@ -35,6 +35,7 @@ struct sr_dev {
 		       uint32_t dqpn, bool on);
 	void *peer_ctx;
 	unsigned int nqp, ncq, nsrq;
+	unsigned int max_qp;           /* cfg.max_qp, or SR_MAX_QP */
 	uint32_t next_qpn;
 	uint16_t ip_id;
 	uint8_t ecn;                   /* sr_dev_config.ecn */
