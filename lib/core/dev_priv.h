@@ -48,6 +48,7 @@ struct sr_dev {
 	/* The engine's schedule (sched.h): kicks from any thread, the rest
 	 * under lock, one schedule per lane. */
 	_Atomic uint64_t kick[SR_SCHED_WORDS];
+	_Atomic uint64_t kick_sum[SR_SCHED_SUM_WORDS];  /* words with kicks */
 	uint8_t sched_in[SR_MAX_QP];   /* on its shard's ready list */
 	struct sr_sched_shard *sched[SR_SCHED_SHARDS];
 	uint64_t sched_sweep_ns;
