@@ -86,6 +86,7 @@ struct sr_pmd_config {
 	int daemon_fd;                    /* with has_gw: the attachment to
 					   * sroced, closed with the device */
 	uint32_t qpn_base;                /* with has_gw: sroced's QPN block */
+	uint32_t max_qp;                  /* with has_gw: the block's size */
 };
 
 /* Defaults for every key (no port, no addresses). */

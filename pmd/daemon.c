@@ -205,6 +205,7 @@ int sr_pmd_daemon_attach(const char *sock, unsigned int index,
 	if (rc == 0) {
 		cfg->daemon_fd = fd;
 		cfg->qpn_base = rep->qpn_base;
+		cfg->max_qp = SRD_QPN_BLOCK;
 		att->fd = fd;
 		att->qpn_base = rep->qpn_base;
 		att->client_id = rep->client_id;

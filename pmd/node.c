@@ -99,6 +99,8 @@ static int sr_node_wire(struct sr_node *node,
 		.trace = sr_xstats_trace_ring(node->pmd),
 		.qpn_base = sr_pmd_config_of(node->pmd)->has_gw ?
 			    sr_pmd_config_of(node->pmd)->qpn_base : 0,
+		.max_qp = sr_pmd_config_of(node->pmd)->has_gw ?
+			  sr_pmd_config_of(node->pmd)->max_qp : 0,
 		.peer_cb = sr_pmd_daemon_peer_cb(node->pmd),
 		.peer_ctx = node->pmd,
 	};

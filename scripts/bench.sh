@@ -196,6 +196,10 @@ for op in write read send; do
 		pt "lat-$op-$s-inline" inline ib_${op}_lat -x 1 -s "$s" -n 2000
 	done
 done
+# thousands of connected QPs, perftest posting round robin over them
+for q in 1024 8192; do
+	pt "bw-write-64-q$q" inline ib_write_bw -x 1 -s 64 -q $q -D 1 --report_gbits
+done
 pt "lat-write-64-dedicated" dedicated ib_write_lat -x 1 -s 64 -n 2000
 for a in FETCH_AND_ADD CMP_AND_SWAP; do
 	pt "atomic-$a" inline ib_atomic_bw -x 1 -A $a -D 1

@@ -16,8 +16,7 @@
 #include "shim.h"
 
 #define SR_IBV_PKEY          0xffff
-#define SR_IBV_MAX_QP        4096
-#define SR_IBV_MAX_CQ        4096
+#define SR_IBV_MAX_CQ        SR_MAX_QP
 #define SR_IBV_MAX_SRQ       1024
 #define SR_IBV_MAX_AH        65536
 #define SR_IBV_MAX_MSG       (1u << 31)
@@ -33,6 +32,15 @@
 	 IBV_DEVICE_MEM_WINDOW_TYPE_2B | IBV_DEVICE_N_NOTIFY_CQ |          \
 	 IBV_DEVICE_MEM_MGT_EXTENSIONS | IBV_DEVICE_XRC)
 
+/* The device's QPs at once: SR_MAX_QP, or sroced's block for its client. */
+static int sr_ibv_max_qp(const struct sr_ibv_rt *rt)
+{
+	if (rt->dev != NULL)
+		return (int)sr_dev_max_qp(rt->dev);
+	return rt->cfg.has_gw && rt->cfg.max_qp ? (int)rt->cfg.max_qp
+						: SR_MAX_QP;
+}
+
 static void sr_ibv_fill_device(const struct sr_ibv_rt *rt,
 			       struct ibv_device_attr *a)
 {
@@ -47,7 +55,7 @@ static void sr_ibv_fill_device(const struct sr_ibv_rt *rt,
 	a->vendor_id = SR_IBV_VENDOR_ID;
 	a->vendor_part_id = SR_IBV_PART_ID;
 	a->hw_ver = SR_IBV_HW_VER;
-	a->max_qp = SR_IBV_MAX_QP;
+	a->max_qp = sr_ibv_max_qp(rt);
 	a->max_qp_wr = (int)SR_QP_MAX_WR;
 	a->device_cap_flags = SR_IBV_DEV_CAPS;
 	a->max_sge = SR_QP_MAX_SGE;
@@ -57,7 +65,7 @@ static void sr_ibv_fill_device(const struct sr_ibv_rt *rt,
 	a->max_mr = (int)l->max_mr;
 	a->max_pd = (int)l->max_pd;
 	a->max_qp_rd_atom = SR_QP_MAX_RD_ATOMIC;
-	a->max_res_rd_atom = SR_QP_MAX_RD_ATOMIC * SR_IBV_MAX_QP;
+	a->max_res_rd_atom = SR_QP_MAX_RD_ATOMIC * a->max_qp;
 	a->max_qp_init_rd_atom = SR_QP_MAX_RD_ATOMIC;
 	a->atomic_cap = IBV_ATOMIC_HCA;
 	a->max_mw = (int)l->max_mw;

@@ -25,8 +25,11 @@ struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg)
 	    cfg->link_ops->tx_abort == NULL || cfg->link_ops->now_ns == NULL ||
 	    cfg->gid_count == 0 || cfg->gid_count > SR_GID_TABLE_LEN ||
 	    cfg->ecn > 2 || (cfg->cc && sr_dcqcn_params_check(cfg->cc)) ||
-	    (cfg->qpn_base != 0 && (cfg->qpn_base < SR_QPN_BASE ||
-				    cfg->qpn_base > SR_QPN_MAX - SR_MAX_QP + 1)))
+	    cfg->max_qp > SR_MAX_QP ||
+	    (cfg->qpn_base != 0 &&
+	     (cfg->qpn_base < SR_QPN_BASE ||
+	      cfg->qpn_base > SR_QPN_MAX -
+			      (cfg->max_qp ? cfg->max_qp : SR_MAX_QP) + 1)))
 		return NULL;
 	dev = sr_zalloc(sizeof(*dev));
 	if (dev == NULL)
@@ -36,6 +39,7 @@ struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg)
 	dev->link = cfg->link;
 	dev->mr = cfg->mr;
 	dev->qpn_base = cfg->qpn_base ? cfg->qpn_base : SR_QPN_BASE;
+	dev->max_qp = cfg->max_qp ? cfg->max_qp : SR_MAX_QP;
 	dev->peer_cb = cfg->peer_cb;
 	dev->peer_ctx = cfg->peer_ctx;
 	memcpy(dev->mac, cfg->mac, 6);
@@ -105,7 +109,7 @@ bool sr_dev_is_fatal(const struct sr_dev *dev)
 
 struct sr_qp *sr_dev_qp_lookup(struct sr_dev *dev, uint32_t qpn)
 {
-	if (qpn < dev->qpn_base || qpn - dev->qpn_base >= SR_MAX_QP)
+	if (qpn < dev->qpn_base || qpn - dev->qpn_base >= dev->max_qp)
 		return NULL;
 	return dev->qps[qpn - dev->qpn_base];
 }
@@ -408,6 +412,11 @@ void sr_dev_parse_drops(const struct sr_dev *dev, uint64_t out[SR_PARSE_MAX])
 unsigned int sr_dev_qp_count(const struct sr_dev *dev)
 {
 	return dev->nqp;
+}
+
+unsigned int sr_dev_max_qp(const struct sr_dev *dev)
+{
+	return dev->max_qp;
 }
 
 unsigned int sr_dev_cq_count(const struct sr_dev *dev)

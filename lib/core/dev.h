@@ -46,7 +46,13 @@ struct sr_cq;
 struct sr_srq;
 
 #define SR_GID_TABLE_LEN 16
-#define SR_MAX_QP        4096   /* QPNs 2 .. SR_MAX_QP + 1 are handed out */
+/*
+ * QPs a device can have at once (a table of pointers by QPN - qpn_base):
+ * an MPI job's few hundred ranks per host, each with a QP to every rank,
+ * need thousands.  A device may take fewer (sr_dev_config.max_qp): a
+ * client of sroced has a block of 4096 QPNs.
+ */
+#define SR_MAX_QP        16384
 #define SR_MAX_SRQ       4096   /* SRQ numbers 1 .. SR_MAX_SRQ */
 
 /* X(name, ibv value): enum ibv_event_type, the ones this device raises. */
@@ -117,7 +123,8 @@ struct sr_dev_config {
 	int (*peer_cb)(void *ctx, uint32_t qpn, const uint8_t dgid[16],
 		       uint32_t dqpn, bool on);
 	void *peer_ctx;
-	uint32_t qpn_base;                   /* QPNs qpn_base .. + SR_MAX_QP - 1;
+	uint32_t max_qp;                     /* 0: SR_MAX_QP; at most that */
+	uint32_t qpn_base;                   /* QPNs qpn_base .. + max_qp - 1;
 					      * 0: 2 (a device of its own); a
 					      * shared device's daemon hands out
 					      * blocks (pmd/sroced) */
@@ -206,6 +213,8 @@ void sr_dev_parse_drops(const struct sr_dev *dev, uint64_t out[SR_PARSE_MAX]);
 
 /* Live objects, for leak checks at teardown. */
 unsigned int sr_dev_qp_count(const struct sr_dev *dev);
+/* sr_dev_config.max_qp: how many QPs it may have at once. */
+unsigned int sr_dev_max_qp(const struct sr_dev *dev);
 unsigned int sr_dev_cq_count(const struct sr_dev *dev);
 unsigned int sr_dev_srq_count(const struct sr_dev *dev);
 

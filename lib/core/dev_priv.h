@@ -37,6 +37,7 @@ struct sr_dev {
 	struct sr_srq *srqs[SR_MAX_SRQ]; /* by SRQ number - SR_SRQN_BASE */
 	unsigned int nqp, ncq, nsrq, nxrcd;
 	uint32_t next_srqn;
+	unsigned int max_qp;           /* cfg.max_qp, or SR_MAX_QP */
 	uint32_t next_qpn;
 	uint16_t ip_id;
 	uint8_t ecn;                   /* sr_dev_config.ecn */
@@ -49,6 +50,7 @@ struct sr_dev {
 	/* The engine's schedule (sched.h): kicks from any thread, the rest
 	 * under lock, one schedule per lane. */
 	_Atomic uint64_t kick[SR_SCHED_WORDS];
+	_Atomic uint64_t kick_sum[SR_SCHED_SUM_WORDS];  /* words with kicks */
 	uint8_t sched_in[SR_MAX_QP];   /* on its shard's ready list */
 	struct sr_sched_shard *sched[SR_SCHED_SHARDS];
 	uint64_t sched_sweep_ns;

@@ -9,15 +9,33 @@
 #include "core/sched.h"
 #include "qp/qp_priv.h"
 
+/* Mark kick word w as holding kicks (after its bit is set). */
+static inline void sr_sched_sum_set(struct sr_dev *dev, uint32_t w)
+{
+	_Atomic uint64_t *s = &dev->kick_sum[w / 64];
+	uint64_t bit = 1ull << (w % 64);
+
+	if (!(atomic_load_explicit(s, memory_order_relaxed) & bit))
+		atomic_fetch_or_explicit(s, bit, memory_order_release);
+}
+
+/*
+ * The QP's bit, then its word's summary bit.  A kicker that finds its bit
+ * already set returns: whoever set it sets the summary bit too, or the
+ * gatherer that took the summary has yet to read the word.
+ */
 void sr_sched_kick(struct sr_dev *dev, const struct sr_qp *qp)
 {
 	uint32_t idx = qp->qpn - dev->qpn_base;
-	_Atomic uint64_t *w = &dev->kick[(idx / 64) % SR_SCHED_WORDS];
+	uint32_t wi = (idx / 64) % SR_SCHED_WORDS;
+	_Atomic uint64_t *w = &dev->kick[wi];
 	uint64_t bit = 1ull << (idx % 64);
 
 	/* the load spares the cache line's ownership when already kicked */
-	if (!(atomic_load_explicit(w, memory_order_relaxed) & bit))
+	if (!(atomic_load_explicit(w, memory_order_relaxed) & bit)) {
 		atomic_fetch_or_explicit(w, bit, memory_order_release);
+		sr_sched_sum_set(dev, wi);
+	}
 }
 
 void sr_sched_kick_all(struct sr_dev *dev)
@@ -113,13 +131,31 @@ void sr_sched_gather(struct sr_dev *dev, struct sr_sched_shard *sh,
 		     unsigned int shard, uint64_t now)
 {
 	(void)shard;
+	/* the kicked QPs of this shard, from the words the summary names; a
+	 * word that keeps other shards' kicks is named again for them */
+	for (uint32_t s = 0; s < SR_SCHED_SUM_WORDS; s++) {
+		uint64_t words;
+
+		if (atomic_load_explicit(&dev->kick_sum[s], memory_order_relaxed) == 0)
+			continue;
+		words = atomic_exchange_explicit(&dev->kick_sum[s], 0,
+						 memory_order_acquire);
+		while (words) {
+			uint32_t w = s * 64 + (uint32_t)__builtin_ctzll(words);
+			uint64_t old, bits;
+
+			words &= words - 1;
+			old = atomic_fetch_and_explicit(&dev->kick[w], ~sh->mask[w],
+							memory_order_acquire);
+			if (old & ~sh->mask[w])
+				sr_sched_sum_set(dev, w);
+			for (bits = old & sh->mask[w]; bits; bits &= bits - 1)
+				sr_sched_ready(dev, sh, w * 64 +
+					       (uint32_t)__builtin_ctzll(bits));
+		}
+	}
 	if (now >= sh->next_sweep) {
-		/* the safety net: every QP of the shard, kicks included */
-		for (uint32_t w = 0; w < SR_SCHED_WORDS; w++)
-			if (atomic_load_explicit(&dev->kick[w], memory_order_relaxed) &
-			    sh->mask[w])
-				atomic_fetch_and_explicit(&dev->kick[w], ~sh->mask[w],
-							  memory_order_acquire);
+		/* the safety net: every QP of the shard */
 		for (uint32_t i = 0, seen = 0; i < SR_MAX_QP && seen < dev->nqp; i++) {
 			if (dev->qps[i] == NULL)
 				continue;
@@ -129,22 +165,6 @@ void sr_sched_gather(struct sr_dev *dev, struct sr_sched_shard *sh,
 		}
 		sh->next_sweep = dev->sched_sweep_ns == UINT64_MAX ? UINT64_MAX
 				 : now + dev->sched_sweep_ns;
-	} else {
-		for (uint32_t w = 0; w < SR_SCHED_WORDS; w++) {
-			uint64_t bits = atomic_load_explicit(&dev->kick[w],
-							     memory_order_relaxed) &
-					sh->mask[w];
-
-			if (bits == 0)
-				continue;
-			bits = atomic_fetch_and_explicit(&dev->kick[w], ~sh->mask[w],
-							 memory_order_acquire) &
-			       sh->mask[w];
-			while (bits) {
-				sr_sched_ready(dev, sh, w * 64 + (uint32_t)__builtin_ctzll(bits));
-				bits &= bits - 1;
-			}
-		}
 	}
 	while (sh->nheap > 0 && sh->heap[0].at <= now) {
 		struct sr_sched_timer t = sh->heap[0];

@@ -32,6 +32,9 @@
 #include "core/dev.h"
 
 #define SR_SCHED_WORDS   (SR_MAX_QP / 64)
+/* A bit per kick word that may hold kicks: a round reads these few words,
+ * not the whole map (256 words for 16384 QPs). */
+#define SR_SCHED_SUM_WORDS ((SR_SCHED_WORDS + 63) / 64)
 #define SR_SCHED_SHARDS  8               /* lanes; more: the full walk */
 #define SR_SCHED_HEAP    (SR_MAX_QP + 256)
 #define SR_SCHED_SWEEP_NS 10000000ull

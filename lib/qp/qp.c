@@ -236,7 +236,7 @@ struct sr_qp *sr_qp_create(struct sr_dev *dev, struct sr_qp_init_attr *init)
 {
 	struct sr_qp_cap *cap;
 	struct sr_qp *qp;
-	uint32_t rsge, qpn, i;
+	uint32_t rsge, qpn;
 	bool xrc = false, tgt = false;
 
 	if (dev == NULL || init == NULL || !sr_qp_init_ok(dev, init))
@@ -309,16 +309,15 @@ struct sr_qp *sr_qp_create(struct sr_dev *dev, struct sr_qp_init_attr *init)
 	atomic_store(&qp->state, SR_QPS_RESET);
 
 	sr_lock_acquire(&dev->lock);
-	if (dev->nqp == SR_MAX_QP) {
+	if (dev->nqp == dev->max_qp) {
 		sr_lock_release(&dev->lock);
 		goto out_free_res;
 	}
-	for (i = 0; i < SR_MAX_QP; i++) {
-		qpn = (dev->next_qpn + i) % SR_MAX_QP;
-		if (dev->qps[qpn] == NULL)
-			break;
-	}
-	dev->next_qpn = (qpn + 1) % SR_MAX_QP;
+	/* a free slot exists: nqp < max_qp */
+	for (qpn = dev->next_qpn; dev->qps[qpn] != NULL;
+	     qpn = (qpn + 1) % dev->max_qp)
+		;
+	dev->next_qpn = (qpn + 1) % dev->max_qp;
 	dev->qps[qpn] = qp;
 	qp->qpn = qpn + dev->qpn_base;
 	dev->nqp++;

@@ -16,6 +16,8 @@
 #   pingpong   "<n> iters in <t> seconds" on both sides (ibv_*_pingpong)
 #   perftest   a "#bytes" table with at least one row of numbers (the
 #              client; some servers print nothing)
+#   verified   "messages verified" on both sides (this suite's own
+#              two-process programs, manyqp)
 # Both must exit 0.
 set -u
 dir=$1
@@ -85,6 +87,11 @@ perftest)
 	grep -q "#bytes" "$tmp/client.log" &&
 	grep -Eq "^ *[0-9]+ +[0-9]+ +[0-9.]+" "$tmp/client.log" ||
 		{ show; echo "FAIL: the client printed no numbers"; exit 1; } ;;
+verified)
+	for f in server client; do
+		grep -q "messages verified" "$tmp/$f.log" ||
+			{ show; echo "FAIL: $f verified nothing"; exit 1; }
+	done ;;
 esac
-grep -E "iters in|^ *[0-9]+ +[0-9]+ +[0-9.]+" "$tmp/client.log" | tail -3
+grep -E "iters in|verified|^ *[0-9]+ +[0-9]+ +[0-9.]+" "$tmp/client.log" | tail -3
 echo "ok: $prog $*"

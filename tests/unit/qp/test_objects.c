@@ -2,9 +2,10 @@
 /*
  * test_objects.c — QP state machine, flush on ERR, CQ overflow and
  * notification, SRQ limit, memory-engine work requests, fence, inline
- * and multi-SGE, a QP reset cleaning its CQs.
+ * and multi-SGE, a QP reset cleaning its CQs, the device's QP table.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../transport/harness.h"
@@ -555,6 +556,82 @@ START_TEST(test_reset_cleans_cq)
 }
 END_TEST
 
+/*
+ * Fill node n's device with QPs beside the harness's one: it holds exactly
+ * its max_qp, each with its own QPN in [qpn_base, qpn_base + max_qp), each
+ * found by its QPN; one more is refused; a freed slot is taken again.
+ */
+static void fill_qp_table(struct h_pair *p, int n, uint32_t base,
+			  uint32_t max)
+{
+	struct h_node *nd = &p->n[n];
+	struct sr_qp_init_attr init = {
+		.send_cq = nd->scq, .recv_cq = nd->rcq, .pd = nd->pd,
+		.qp_type = SR_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct sr_qp **qp = calloc(max, sizeof(*qp));
+	uint8_t *seen = calloc(max, 1);
+	uint32_t i, qpn;
+
+	ck_assert_ptr_nonnull(qp);
+	ck_assert_ptr_nonnull(seen);
+	ck_assert_uint_eq(sr_dev_max_qp(nd->dev), max);
+	seen[sr_qp_num(nd->qp) - base] = 1;
+	for (i = 1; i < max; i++) {
+		qp[i] = sr_qp_create(nd->dev, &init);
+		ck_assert_msg(qp[i] != NULL, "QP %u of %u refused", i, max);
+		qpn = sr_qp_num(qp[i]);
+		ck_assert_uint_ge(qpn, base);
+		ck_assert_uint_lt(qpn, base + max);
+		ck_assert_uint_eq(seen[qpn - base], 0);
+		seen[qpn - base] = 1;
+		ck_assert_ptr_eq(sr_dev_qp_lookup(nd->dev, qpn), qp[i]);
+	}
+	ck_assert_uint_eq(sr_dev_qp_count(nd->dev), max);
+	ck_assert_ptr_null(sr_qp_create(nd->dev, &init));
+	ck_assert_ptr_null(sr_dev_qp_lookup(nd->dev, base + max));
+	/* free one in the middle: the next QP takes its number */
+	qpn = sr_qp_num(qp[max / 2]);
+	ck_assert_int_eq(sr_qp_destroy(qp[max / 2]), 0);
+	ck_assert_ptr_null(sr_dev_qp_lookup(nd->dev, qpn));
+	qp[max / 2] = sr_qp_create(nd->dev, &init);
+	ck_assert_ptr_nonnull(qp[max / 2]);
+	ck_assert_uint_eq(sr_qp_num(qp[max / 2]), qpn);
+	ck_assert_ptr_null(sr_qp_create(nd->dev, &init));
+	for (i = 1; i < max; i++)
+		ck_assert_int_eq(sr_qp_destroy(qp[i]), 0);
+	ck_assert_uint_eq(sr_dev_qp_count(nd->dev), 1);
+	free(seen);
+	free(qp);
+}
+
+START_TEST(test_qp_table)
+{
+	struct h_pair p;
+	struct h_opts o;
+
+	/* a device of its own: SR_MAX_QP (16384) QPs from QPN 2 */
+	h_default_opts(&o, SR_QPT_RC);
+	o.sq = 1;
+	o.rq = 1;
+	h_pair_init(&p, &o);
+	fill_qp_table(&p, 0, 2, SR_MAX_QP);
+	h_pair_fini(&p);
+
+	/* a client of sroced: its block of 4096 QPNs, the last one */
+	h_default_opts(&o, SR_QPT_RC);
+	o.sq = 1;
+	o.rq = 1;
+	o.qpn_base[1] = 0xfff000;
+	o.max_qp[1] = 4096;
+	h_pair_init(&p, &o);
+	fill_qp_table(&p, 1, 0xfff000, 4096);
+	h_pair_fini(&p);
+}
+END_TEST
+
 static Suite *objects_suite(void)
 {
 	Suite *s = suite_create("qp_objects");
@@ -570,6 +647,7 @@ static Suite *objects_suite(void)
 	tcase_add_test(tc, test_zero_sized_queues);
 	tcase_add_test(tc, test_cq_limits_and_resize);
 	tcase_add_test(tc, test_reset_cleans_cq);
+	tcase_add_test(tc, test_qp_table);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -36,6 +36,7 @@ struct h_opts {
 	const struct sr_dcqcn_params *cc[2];  /* sr_dev_config.cc of each */
 	struct sr_trace_ring *trace[2];       /* sr_dev_config.trace of each */
 	uint32_t qpn_base[2];                 /* sr_dev_config.qpn_base of each */
+	uint32_t max_qp[2];                   /* sr_dev_config.max_qp of each */
 	uint8_t static_rate[2];               /* the RC/UC AV's, enum ibv_rate */
 	uint64_t line_bps[2];                 /* sr_dev_config.line_bps of each */
 	bool line_paced[2];                   /* sr_dev_config.line_paced */

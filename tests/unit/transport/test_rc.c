@@ -406,8 +406,11 @@ START_TEST(test_qpn_base)
 
 	h_default_opts(&o, SR_QPT_RC);
 	o.qpn_base[0] = 0x3000;
-	o.qpn_base[1] = 0xfff000;
+	o.qpn_base[1] = 0xfff000;    /* the last block: 4096 QPs fit */
+	o.max_qp[1] = 4096;
 	h_pair_init(&p, &o);
+	ck_assert_uint_eq(sr_dev_max_qp(p.n[0].dev), SR_MAX_QP);
+	ck_assert_uint_eq(sr_dev_max_qp(p.n[1].dev), 4096);
 	ck_assert_uint_eq(sr_qp_num(p.n[0].qp), 0x3000);
 	ck_assert_uint_eq(sr_qp_num(p.n[1].qp), 0xfff000);
 	ck_assert_ptr_eq(sr_dev_qp_lookup(p.n[1].dev, 0xfff000), p.n[1].qp);
@@ -426,7 +429,11 @@ END_TEST
 
 START_TEST(test_qpn_base_bad)
 {
-	static const uint32_t bad[] = { 1, 0xfff001, 0xffffff };
+	/* [qpn_base, max_qp]: below QPN 2, or a block past QPN 2^24 - 1 */
+	static const uint32_t bad[][2] = {
+		{ 1, 0 }, { 0xfff001, 4096 }, { 0xffffff, 0 },
+		{ 0xfff000, 0 }, { 0x1000, SR_MAX_QP + 1 },
+	};
 	struct sr_mr_dev *mrd = sr_mr_dev_create(NULL);
 	struct sim_cfg sc = { 0 };
 	struct sim_net *net = sim_create(&sc);
@@ -437,9 +444,15 @@ START_TEST(test_qpn_base_bad)
 	cfg.mr = mrd;
 	cfg.gid_count = 1;
 	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		cfg.qpn_base = bad[i];
+		cfg.qpn_base = bad[i][0];
+		cfg.max_qp = bad[i][1];
 		ck_assert_ptr_null(sr_dev_create(&cfg));
 	}
+	cfg.qpn_base = 0xfff000;
+	cfg.max_qp = 4096;
+	struct sr_dev *dev = sr_dev_create(&cfg);
+	ck_assert_ptr_nonnull(dev);
+	sr_dev_destroy(dev);
 	sim_destroy(net);
 	sr_mr_dev_destroy(mrd);
 }
