@@ -59,6 +59,12 @@ static void gsi_send(void *ctx, const struct sr_cm_addr *to, const uint8_t *mad)
 	g->cnt.tx++;
 }
 
+void sr_gsi_send_mad(struct sr_gsi *g, const struct sr_cm_addr *to,
+		     const uint8_t *mad)
+{
+	gsi_send(g, to, mad);
+}
+
 static void gsi_event(void *ctx, struct sr_cm_id *id, const struct sr_cm_event *ev)
 {
 	struct sr_gsi *g = ctx;

@@ -54,6 +54,11 @@ static inline uint64_t sr_gsi_counters_dropped(const struct sr_gsi_counters *g)
 	return g->rx_opcode + g->rx_qkey + g->rx_pkey + g->rx_short;
 }
 
+/* Send a CM MAD (SR_MAD_SIZE bytes) to the QP1 at to, outside the CM's
+ * own exchanges (sroced's DREQs for a client that died, cm/watch.h). */
+void sr_gsi_send_mad(struct sr_gsi *g, const struct sr_cm_addr *to,
+		     const uint8_t *mad);
+
 /* One parsed RoCEv2 packet whose destination QPN is 1. */
 void sr_gsi_rx(struct sr_gsi *g, uint64_t now, const struct sr_pkt *pkt);
 
