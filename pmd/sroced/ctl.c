@@ -68,6 +68,7 @@ static void srd_client_drop(struct sroced *d, unsigned int slot,
 			    const char *why)
 {
 	struct srd_client *c = d->client[slot];
+	unsigned int n;
 
 	if (c->dev != NULL || d->verbose)   /* not the listing connections */
 		srd_log("client %u (pid %d, %s) %s%s%s", c->id, (int)c->pid, c->comm,
@@ -83,6 +84,11 @@ static void srd_client_drop(struct sroced *d, unsigned int slot,
 					(unsigned long long)st->dev[i]);
 	}
 	srd_listen_drop_client(d, c);
+	/* as the kernel's CM for a process that exits: a DREQ to each peer */
+	n = srd_qp1_client_gone(c);
+	if (n > 0)
+		srd_log("client %u: %u connection%s disconnected for it (DREQ to each peer)",
+			c->id, n, n == 1 ? "" : "s");
 	if (c->block) {
 		d->block[c->block].owner = NULL;
 		d->block[c->block].free_at_ns = srd_now_ns() + d->quarantine_ns;

@@ -175,7 +175,7 @@ static void srd_run(struct sroced *d)
 		if (now >= ctl_next) {
 			srd_ctl_poll(d);
 			for (unsigned int i = 0; i < d->ndevs; i++)
-				srd_qp1_poll(&d->dev[i], now);
+				srd_qp1_poll(&d->dev[i], srd_now_ns());
 			ctl_next = sr_pmd_now_ns(d->dev[0].pmd) + 1000000;
 		}
 	}

@@ -12,13 +12,17 @@
  * which answers as a lone CM would (REJ "invalid service ID", DREP, GetResp)
  * and counts the rest (cm_rx, cm_drop, gsi_drop in the device's counters).
  * A MAD a client sends must speak for its own block (switch.c refuses it
- * otherwise).
+ * otherwise).  Every CM MAD to or from a client is also shown to the
+ * device's watch (cm/watch.h): when a client dies, its peers get a DREQ
+ * for each of its connections, as the kernel's CM sends for a process
+ * that exits, and the watch takes their DREPs.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "cm/gsi.h"
 #include "cm/route.h"
+#include "cm/watch.h"
 #include "counters.h"
 #include "frame.h"
 #include "sroced.h"
@@ -26,6 +30,8 @@
 
 /* UDP + BTH + DETH before the MAD, ICRC after it. */
 #define SRD_MAD_OFF (8u + SR_BTH_LEN + 8u)
+/* Connections followed per device (a client's CM allows 1024). */
+#define SRD_WATCH_MAX 4096u
 
 static struct sroced *srd_q;
 
@@ -150,6 +156,62 @@ static void srd_own_event(void *ctx, struct sr_cm_id *id,
 	(void)ev;
 }
 
+/* The MAD of a QP1 frame and its length; false: too short. */
+static bool srd_mad_of(const uint8_t *p, const struct sr_frame *f,
+		       const uint8_t **mad, uint32_t *len)
+{
+	if (f->l4_len < SRD_MAD_OFF + 4)
+		return false;
+	*mad = p + f->l4 + SRD_MAD_OFF;
+	*len = f->l4_len - SRD_MAD_OFF - 4;
+	return true;
+}
+
+/* The other CM's address as the frame shows it: its GID is the frame's
+ * source (dst: false) or destination (true). */
+static void srd_mad_peer(const uint8_t *p, const struct sr_frame *f,
+			 bool peer_is_dst, struct sr_cm_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	srd_frame_gid(p, f, peer_is_dst, a->gid);
+	srd_frame_gid(p, f, !peer_is_dst, a->lgid);
+	a->pkey = sr_bth_pkey(sr_frame_bth(p, f));
+}
+
+static void srd_watch_send(void *ctx, const struct sr_cm_addr *to,
+			   const uint8_t *mad)
+{
+	struct srd_device *dv = ctx;
+
+	sr_gsi_send_mad(dv->gsi, to, mad);
+}
+
+void srd_qp1_from_client(const struct srd_client *c, const uint8_t *p,
+			 const struct sr_frame *f)
+{
+	struct sr_cm_addr peer;
+	const uint8_t *mad;
+	uint32_t len;
+
+	if (c->dev == NULL || !srd_mad_of(p, f, &mad, &len))
+		return;
+	srd_mad_peer(p, f, true, &peer);
+	sr_cm_watch_mad(c->dev->watch, c->block, true, &peer, mad, len);
+}
+
+unsigned int srd_qp1_client_gone(const struct srd_client *c)
+{
+	struct srd_device *dv = c->dev;
+	unsigned int n;
+
+	if (dv == NULL || c->block == 0)
+		return 0;
+	n = sr_cm_watch_orphan(dv->watch, c->block, srd_now_ns());
+	if (n > 0)
+		srd_qp1_poll(dv, srd_now_ns());     /* the first DREQs now */
+	return n;
+}
+
 int srd_qp1_open(struct sroced *d, struct srd_device *dv)
 {
 	struct sr_gsi_cfg gc = { 0 };
@@ -166,21 +228,32 @@ int srd_qp1_open(struct sroced *d, struct srd_device *dv)
 	for (int i = 0; i < 6; i++)
 		gc.cm.ca_guid = gc.cm.ca_guid << 8 | dv->info.mac[i];
 	dv->gsi = sr_gsi_create(&gc);
-	return dv->gsi != NULL ? 0 : -ENOMEM;
+	dv->watch = sr_cm_watch_create(SRD_WATCH_MAX);
+	if (dv->gsi == NULL || dv->watch == NULL) {
+		srd_qp1_close(dv);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void srd_qp1_close(struct srd_device *dv)
 {
 	sr_gsi_destroy(dv->gsi);
 	dv->gsi = NULL;
+	sr_cm_watch_destroy(dv->watch);
+	dv->watch = NULL;
 }
 
 void srd_qp1_poll(struct srd_device *dv, uint64_t now)
 {
-	if (dv->gsi != NULL && now >= sr_cm_next_deadline(sr_gsi_cm(dv->gsi))) {
+	if (dv->gsi == NULL)
+		return;
+	if (now >= sr_cm_next_deadline(sr_gsi_cm(dv->gsi))) {
 		sr_cm_poll(sr_gsi_cm(dv->gsi), now);
 		srd_own_publish(dv);
 	}
+	if (now >= sr_cm_watch_next(dv->watch))
+		sr_cm_watch_poll(dv->watch, now, srd_watch_send, dv);
 }
 
 /* ---- routing ---- */
@@ -191,21 +264,28 @@ void srd_qp1_route(struct srd_device *dv, struct sr_pmd_dev *counted,
 {
 	struct srd_client *c = NULL;
 	struct sr_cm_route r;
+	struct sr_cm_addr peer;
+	const uint8_t *mad;
+	uint32_t mlen;
 
-	if (f->l4_len < SRD_MAD_OFF + 4 ||
+	if (!srd_mad_of(p, f, &mad, &mlen) ||
 	    (uint32_t)f->l4 + f->l4_len > len) {
 		sr_stats_add(sr_pmd_stats(counted), SR_CTR_SW_DROP_GSI, 1);
 		return;
 	}
-	sr_cm_route_rx(p + f->l4 + SRD_MAD_OFF, f->l4_len - SRD_MAD_OFF - 4, &r);
+	sr_cm_route_rx(mad, mlen, &r);
 	if (r.kind == SR_CM_ROUTE_SERVICE)
 		c = srd_listener(dv, r.service_id);
 	else if (r.kind == SR_CM_ROUTE_COMM_ID)
 		c = srd_block_owner(dv, sr_cm_comm_id_block(r.comm_id));
 	if (c == NULL) {
-		srd_own_rx(dv, p, len);
+		/* a DREP to a DREQ sent for a client that died: taken */
+		if (!sr_cm_watch_answer(dv->watch, mad, mlen))
+			srd_own_rx(dv, p, len);
 		return;
 	}
+	srd_mad_peer(p, f, false, &peer);
+	sr_cm_watch_mad(dv->watch, c->block, false, &peer, mad, mlen);
 	if (srd_emit_client(c, p, len, f))
 		sr_stats_add(sr_pmd_stats(counted), ok, 1);
 }
@@ -213,12 +293,12 @@ void srd_qp1_route(struct srd_device *dv, struct sr_pmd_dev *counted,
 bool srd_qp1_client_ok(const struct srd_client *c, const uint8_t *p,
 		       const struct sr_frame *f)
 {
-	uint32_t id;
+	const uint8_t *mad;
+	uint32_t id, len;
 	int k;
 
-	if (f->l4_len < SRD_MAD_OFF + 4)
+	if (!srd_mad_of(p, f, &mad, &len))
 		return false;
-	k = sr_cm_route_sender(p + f->l4 + SRD_MAD_OFF,
-			       f->l4_len - SRD_MAD_OFF - 4, &id);
+	k = sr_cm_route_sender(mad, len, &id);
 	return k == 0 || (k == 1 && sr_cm_comm_id_block(id) == c->block);
 }

@@ -30,6 +30,8 @@
 #include "sroced/peers.h"
 #include "sroced/proto.h"
 
+struct sr_cm_watch;
+
 #define SRD_CLIENTS_MAX 64
 #define SRD_LISTEN_MAX  1024
 
@@ -46,6 +48,7 @@ struct srd_device {
 	uint8_t ip[SR_GID_TABLE_MAX][16];  /* own addresses, as GIDs */
 	unsigned int nip;
 	struct sr_gsi *gsi;             /* the daemon's own CM on QP1 */
+	struct sr_cm_watch *watch;      /* its clients' connections */
 	uint64_t gsi_pub[4];            /* its counters last published */
 };
 
@@ -143,6 +146,12 @@ void srd_qp1_poll(struct srd_device *dv, uint64_t now);
 void srd_qp1_route(struct srd_device *dv, struct sr_pmd_dev *counted,
 		   const uint8_t *p, uint32_t len, const struct sr_frame *f,
 		   enum sr_dev_counter ok);
+/* Client c sent this QP1 frame (passed srd_qp1_client_ok): its
+ * connections are followed (cm/watch.h). */
+void srd_qp1_from_client(const struct srd_client *c, const uint8_t *p,
+			 const struct sr_frame *f);
+/* Client c is gone: its peers get DREQs for its connections; how many. */
+unsigned int srd_qp1_client_gone(const struct srd_client *c);
 /* May client c send this QP1 frame (a CM Send for its own IDs)? */
 bool srd_qp1_client_ok(const struct srd_client *c, const uint8_t *p,
 		       const struct sr_frame *f);

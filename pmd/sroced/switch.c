@@ -199,6 +199,8 @@ void srd_switch_from_client(void *client_ctx, const struct sr_link_frame *fr,
 			sr_stats_add(sr_pmd_stats(c->port), SR_CTR_SW_DROP_FORGED, 1);
 			continue;
 		}
+		if (sr_bth_dqpn(sr_frame_bth(p, &f)) == 1)
+			srd_qp1_from_client(c, p, &f);  /* its connections */
 		srd_frame_gid(p, &f, true, dst);
 		if (srd_dev_is_own(dv, dst)) {      /* another process of ours */
 			srd_to_client(dv, c->port, p, len, &f, SR_CTR_SW_LOCAL);

@@ -27,6 +27,10 @@
 #                between two processes of one daemon, then between the
 #                hosts both ways at once; a second listener on a port is
 #                refused; a REQ for a port nobody listens on is REJected
+#   dead_client  kill -9 of an rping client, through one daemon and from
+#                the other host: its daemon sends the DREQ the client
+#                cannot (as the kernel's CM does for a process that
+#                exits), and the rping server sees DISCONNECTED
 #   vlan         both daemons' ports on VLAN 7 (priority 3): rc pingpong,
 #                ib_write_bw and rping (QP1) between the hosts; every
 #                RoCEv2 frame on the wire tagged, none to the clients
@@ -325,6 +329,45 @@ rdmacm)
 	grep -q "REJECTED" "$tmp/nobody.log" ||
 		{ cat "$tmp/nobody.log"; fail "no REJECTED event for a port nobody listens on"; }
 	echo "PASS: rping through one daemon and between two, a second listener refused, a REQ to nobody REJected"
+	;;
+dead_client)
+	command -v rping >/dev/null || { echo "SKIP: no rping"; exit 77; }
+	export LD_LIBRARY_PATH=$build/verbs-shim:$build/verbs-shim/rdmacm
+	daemon a sa 10.9.0.1
+	daemon b sb 10.9.0.2
+	# dead_pair NAME CLI_DAEMON PORT: an rping server of daemon a, its
+	# client of CLI_DAEMON killed -9 mid-run (no timeout wrapper: $! is
+	# rping itself)
+	dead_pair() {
+		on a timeout 60 rping -s -a 10.9.0.1 -p "$3" -d -V -C 100000000 \
+			> "$tmp/$1.server.log" 2>&1 &
+		srv=$!
+		pids="$pids $srv"
+		sleep 1
+		$N env SROCE_DAEMON="$tmp/$2.sock" rping -c -a 10.9.0.1 -p "$3" -v -V \
+			-C 100000000 > "$tmp/$1.client.log" 2>&1 &
+		cli=$!
+		pids="$pids $cli"
+		for _i in $(seq 300); do
+			grep -q "rdma-ping-20:" "$tmp/$1.client.log" && break
+			sleep 0.1
+		done
+		grep -q "rdma-ping-20:" "$tmp/$1.client.log" ||
+			{ tail -5 "$tmp/$1.server.log" "$tmp/$1.client.log"; fail "rping $1 did not run"; }
+		kill -9 "$cli"
+		for _i in $(seq 100); do
+			grep -q "DISCONNECT EVENT" "$tmp/$1.server.log" && break
+			sleep 0.1
+		done
+		grep -q "DISCONNECT EVENT" "$tmp/$1.server.log" ||
+			{ tail -5 "$tmp/$1.server.log"; tail -5 "$tmp/$2.log"; fail "$1: the server saw no DISCONNECTED after its client died"; }
+		grep -q "1 connection disconnected for it" "$tmp/$2.log" ||
+			{ tail -5 "$tmp/$2.log"; fail "$1: daemon $2 sent no DREQ for its dead client"; }
+		kill "$srv" 2>/dev/null
+	}
+	dead_pair local a 7180
+	dead_pair remote b 7181
+	echo "PASS: a client killed -9: its daemon disconnected its connection (DREQ), the rping server saw DISCONNECTED, through one daemon and between two"
 	;;
 vlan)
 	command -v rping >/dev/null || { echo "SKIP: no rping"; exit 77; }
