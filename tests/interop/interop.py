@@ -286,8 +286,15 @@ class Scenario:
                         break
                     time.sleep(0.1)
                 self.sroce_start(GUEST_IP)
+            killed = False
             while time.monotonic() < deadline:
                 self.hold_stats()
+                if sc['kill'] and not killed and self.sroce.poll() is None:
+                    with open(self.path('sroce.out'), errors='replace') as f:
+                        if re.search(sc['kill'][0], f.read()):
+                            os.killpg(self.sroce.pid, signal.SIGKILL)
+                            killed = True
+                            self.notes.append('sroce side killed -9 mid-run')
                 if self.sroce.poll() is not None and lab.job_rc(jid) is not None:
                     break
                 time.sleep(0.1)
@@ -336,13 +343,16 @@ class Scenario:
         sc = self.sc
         s_rc = self.sroce.returncode if getattr(self, 'sroce', None) else None
         g_rc = self.lab.job_rc(self.jid) if self.jid else None
-        if s_rc != 0:
+        if s_rc != 0 and not (sc['kill'] and s_rc == -signal.SIGKILL):
             self.problems.append('sroce side exit %s' % s_rc)
-        if g_rc != 0:
+        if g_rc != 0 and not sc['kill']:
+            # (after a kill the rxe side's program ends in an error)
             self.problems.append('rxe side exit %s' % g_rc)
         with open(self.path('sroce.out'), errors='replace') as f:
             s_out = f.read()
         g_out = self.lab.job_out(self.jid) if self.jid else ''
+        if sc['kill'] and not re.search(sc['kill'][1], g_out):
+            self.problems.append('rxe side lacks /%s/ after the kill' % sc['kill'][1])
         client_out = s_out if sc['role'] == 'client' else g_out
         self.figures = self.parse_figures(client_out, s_out, g_out)
         self.check_pcap()

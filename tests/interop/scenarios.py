@@ -28,6 +28,9 @@ def size_text(s):
 #   args    its arguments (both sides)     role    sroce's role: server|client
 #   kind    pingpong | bw | lat            mode    lab mode: kernel | pure
 #   faults  sroce fault rules              expect  extra checks (see check_*)
+#   kill    (sroce output pattern, rxe output pattern): sroce's program is
+#           killed -9 once its output matches the first, and rxe's side
+#           must then print the second
 
 def perftest_iters(kind, size):
     """Budget: each run moves at most ~8 k frames (rxe under TCG ~8 k/s)."""
@@ -52,14 +55,14 @@ def scenarios():
 
     def add(group, name, prog, args, kind, roles=('server', 'client'),
             mode='kernel', faults=(), expect=(), timeout=120, cm=None,
-            conf=(), sroce_prog=None):
+            conf=(), sroce_prog=None, kill=None):
         for role in roles:
             out.append(dict(group=group, name='%s/%s' % (name, role),
                             prog=prog, args=list(args), kind=kind,
                             role=role, mode=mode, faults=list(faults),
                             expect=list(expect), timeout=timeout,
                             what=name, cm=cm, conf=list(conf),
-                            sroce_prog=sroce_prog))
+                            sroce_prog=sroce_prog, kill=kill))
 
     # ibv_*_pingpong, -c: verify the received buffers.
     for prog, size in (('ibv_rc_pingpong', 4096), ('ibv_ud_pingpong', 1024)):
@@ -204,6 +207,14 @@ def scenarios():
         cm=(['-s', '-a', '{me}', '-V', '-v', '-C', '20'],
             ['-c', '-a', '{peer}', '-V', '-v', '-C', '20'],
             r'ping data: rdma-ping-19:'))
+    # a client killed -9 mid-run: sroced sends the DREQ it cannot, and the
+    # kernel's rdma_cm takes it (rping's server sees DISCONNECTED)
+    add('sroced', 'sroced-rping-client-killed', 'rping', [], 'cm',
+        roles=('client',), mode='sroced', timeout=60,
+        cm=(['-s', '-a', '{me}', '-V', '-d', '-C', '100000000'],
+            ['-c', '-a', '{peer}', '-V', '-v', '-C', '100000000'],
+            r'ping data: rdma-ping-5:'),
+        kill=(r'ping data: rdma-ping-5:', r'DISCONNECT EVENT'))
     add('sroced', 'sroced-ucmatose', 'ucmatose', [], 'cm', expect=['cm'],
         mode='sroced',
         cm=(['-c', '2', '-C', '10'], ['-s', '{peer}', '-c', '2', '-C', '10'],
