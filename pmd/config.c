@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "core/dev.h"        /* SR_WINDOW_MIN, SR_WINDOW_MAX */
 
 #define SR_DEFAULT_RUN_DIR "/run/sroce"
 #define SR_DEFAULT_STATS_DIR "/dev/shm"
@@ -55,7 +56,8 @@ typedef int (*sr_config_key_fn)(struct sr_pmd_config *cfg, const char *val,
 	X(ecn, sr_key_ecn)                 \
 	X(cc, sr_key_cc)                   \
 	X(dcqcn, sr_key_dcqcn)             \
-	X(line_rate, sr_key_line_rate)
+	X(line_rate, sr_key_line_rate)     \
+	X(window, sr_key_window)
 
 static int sr_copy_str(char *dst, size_t size, const char *val, char *why,
 		       size_t whylen)
@@ -515,6 +517,17 @@ static int sr_key_line_rate(struct sr_pmd_config *cfg, const char *val,
 	if (sr_parse_uint(val, 0, 10000000, &v, why, whylen))
 		return -EINVAL;
 	cfg->line_rate = (uint32_t)v;
+	return 0;
+}
+
+static int sr_key_window(struct sr_pmd_config *cfg, const char *val,
+			 char *why, size_t whylen)
+{
+	unsigned long v;
+
+	if (sr_parse_uint(val, SR_WINDOW_MIN, SR_WINDOW_MAX, &v, why, whylen))
+		return -EINVAL;
+	cfg->window = (uint32_t)v;
 	return 0;
 }
 

@@ -75,6 +75,10 @@ struct sr_pmd_config {
 	uint32_t line_rate;               /* Mbit/s: DCQCN's line rate and the
 					   * most a QP sends; 0 = the port's
 					   * speed, unpaced */
+	uint32_t window;                  /* a requester's PSNs in flight
+					   * (sr_dev_config.window); 0 = the
+					   * default: 128, or 512 as a client
+					   * of sroced (daemon.c) */
 	/*
 	 * Set by code, not by keys: a port to a shared device's daemon
 	 * (pmd/sroced) sends every frame to the daemon's MAC gw_mac, and the

@@ -170,6 +170,12 @@ static int sr_daemon_cfg(const struct srd_attach_reply *r,
 	cfg->mtu = d->mtu;
 	memcpy(cfg->gw_mac, r->gw_mac, 6);
 	cfg->has_gw = true;
+	/*
+	 * A frame to or from a client waits for the daemon's turn on a CPU:
+	 * milliseconds on a small machine, which 128 PSNs in flight turn into
+	 * a cap of ~0.35 Gbit/s per QP (docs/performance.md, sroced).
+	 */
+	cfg->window = SR_PMD_DAEMON_WINDOW;
 	return sr_pmd_config_port_buffers(cfg, err, errlen);
 }
 

@@ -24,6 +24,9 @@
 #include "config.h"
 #include "sroced/proto.h"
 
+/* A client's requester window, PSNs (sr_pmd_config.window). */
+#define SR_PMD_DAEMON_WINDOW 512u
+
 /*
  * The daemon's socket to use, or NULL for the embedded device.  *required
  * tells whether a daemon that does not answer is an error.

@@ -101,6 +101,7 @@ static int sr_node_wire(struct sr_node *node,
 			    sr_pmd_config_of(node->pmd)->qpn_base : 0,
 		.max_qp = sr_pmd_config_of(node->pmd)->has_gw ?
 			  sr_pmd_config_of(node->pmd)->max_qp : 0,
+		.window = sr_pmd_config_of(node->pmd)->window,
 		.peer_cb = sr_pmd_daemon_peer_cb(node->pmd),
 		.peer_ctx = node->pmd,
 	};

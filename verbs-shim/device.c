@@ -268,6 +268,7 @@ int sr_ibv_rt_up(struct sr_ibv_rt *rt)
 		dc.trace = sr_xstats_trace_ring(rt->pmd);  /* sroce-stat --trace */
 		dc.qpn_base = rt->cfg.has_gw ? rt->cfg.qpn_base : 0; /* sroced's */
 		dc.max_qp = rt->cfg.has_gw ? rt->cfg.max_qp : 0;   /* its block */
+		dc.window = rt->cfg.window;
 		dc.peer_cb = sr_pmd_daemon_peer_cb(rt->pmd);
 		dc.peer_ctx = rt->pmd;
 		__atomic_store_n(&rt->dev, sr_dev_create(&dc), __ATOMIC_RELEASE);

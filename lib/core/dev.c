@@ -26,6 +26,8 @@ struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg)
 	    cfg->gid_count == 0 || cfg->gid_count > SR_GID_TABLE_LEN ||
 	    cfg->ecn > 2 || (cfg->cc && sr_dcqcn_params_check(cfg->cc)) ||
 	    cfg->max_qp > SR_MAX_QP ||
+	    (cfg->window != 0 && (cfg->window < SR_WINDOW_MIN ||
+				  cfg->window > SR_WINDOW_MAX)) ||
 	    (cfg->qpn_base != 0 &&
 	     (cfg->qpn_base < SR_QPN_BASE ||
 	      cfg->qpn_base > SR_QPN_MAX -
@@ -40,6 +42,7 @@ struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg)
 	dev->mr = cfg->mr;
 	dev->qpn_base = cfg->qpn_base ? cfg->qpn_base : SR_QPN_BASE;
 	dev->max_qp = cfg->max_qp ? cfg->max_qp : SR_MAX_QP;
+	dev->window = cfg->window ? cfg->window : SR_MAX_UNACKED;
 	dev->peer_cb = cfg->peer_cb;
 	dev->peer_ctx = cfg->peer_ctx;
 	memcpy(dev->mac, cfg->mac, 6);

@@ -54,6 +54,8 @@ struct sr_srq;
  */
 #define SR_MAX_QP        16384
 #define SR_MAX_SRQ       4096   /* SRQ numbers 1 .. SR_MAX_SRQ */
+#define SR_WINDOW_MIN    16     /* sr_dev_config.window's range */
+#define SR_WINDOW_MAX    1024
 
 /* X(name, ibv value): enum ibv_event_type, the ones this device raises. */
 #define SR_EVENT_LIST(X)                                                \
@@ -124,6 +126,10 @@ struct sr_dev_config {
 		       uint32_t dqpn, bool on);
 	void *peer_ctx;
 	uint32_t max_qp;                     /* 0: SR_MAX_QP; at most that */
+	uint32_t window;                     /* PSNs a requester may have
+					      * unacknowledged: 0 = 128, as
+					      * rxe; SR_WINDOW_MIN ..
+					      * SR_WINDOW_MAX */
 	uint32_t qpn_base;                   /* QPNs qpn_base .. + max_qp - 1;
 					      * 0: 2 (a device of its own); a
 					      * shared device's daemon hands out

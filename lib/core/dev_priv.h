@@ -38,6 +38,7 @@ struct sr_dev {
 	unsigned int nqp, ncq, nsrq, nxrcd;
 	uint32_t next_srqn;
 	unsigned int max_qp;           /* cfg.max_qp, or SR_MAX_QP */
+	uint32_t window;               /* cfg.window, or SR_MAX_UNACKED */
 	uint32_t next_qpn;
 	uint16_t ip_id;
 	uint8_t ecn;                   /* sr_dev_config.ecn */

@@ -96,7 +96,7 @@ struct sr_req_state {
 	uint32_t rd_atomic;           /* READ/atomic WQEs outstanding */
 	/*
 	 * Window after a loss (req.c, sr_req_window): 0 = fully open
-	 * (SR_MAX_UNACKED), else PSNs in flight allowed, grown as ACKs
+	 * (the device's window), else PSNs in flight allowed, grown as ACKs
 	 * return (slow start up to ssthresh, then one per window).
 	 */
 	uint32_t cwnd;

@@ -16,7 +16,8 @@
  * calls sr_req_rewind(); the same walk then sends the same PSNs again.  A
  * READ resumed in the middle asks only for the bytes not yet received.
  *
- * Window: SR_MAX_UNACKED PSNs in flight, except after a loss (timeout or
+ * Window: the device's window (SR_MAX_UNACKED by default) PSNs in flight,
+ * except after a loss (timeout or
  * sequence NAK, sr_req_loss): then the QP restarts with SR_CWND_RESTART
  * PSNs (SR_CWND_TIMEOUT after a timeout) and grows by one per PSN
  * acknowledged up to ssthresh (slow start), then by one per window
@@ -208,11 +209,12 @@ static bool sr_req_start(struct sr_qp *qp, struct sr_send_wqe *w)
 static uint32_t sr_req_window(struct sr_qp *qp)
 {
 	struct sr_req_state *r = &qp->req;
+	uint32_t full = qp->dev->window;
 	int32_t acked;
 	uint32_t n, ss;
 
 	if (r->cwnd == 0)
-		return SR_MAX_UNACKED;
+		return full;
 	acked = sr_psn_diff(qp->comp.psn, r->cw_seen);
 	if (acked <= 0)
 		return r->cwnd;
@@ -224,14 +226,14 @@ static uint32_t sr_req_window(struct sr_qp *qp)
 		n -= ss;
 	}
 	r->cw_acc += n;
-	while (r->cw_acc >= r->cwnd && r->cwnd < SR_MAX_UNACKED) {
+	while (r->cw_acc >= r->cwnd && r->cwnd < full) {
 		r->cw_acc -= r->cwnd;
 		r->cwnd++;
 	}
-	if (r->cwnd >= SR_MAX_UNACKED) {
+	if (r->cwnd >= full) {
 		r->cwnd = 0;
 		r->cw_acc = 0;
-		return SR_MAX_UNACKED;
+		return full;
 	}
 	return r->cwnd;
 }
@@ -240,7 +242,7 @@ void sr_req_loss(struct sr_qp *qp, bool timeout)
 {
 	struct sr_req_state *r = &qp->req;
 	int32_t flight = sr_psn_diff(r->max_psn, qp->comp.psn);
-	uint32_t w = r->cwnd ? r->cwnd : SR_MAX_UNACKED, f;
+	uint32_t w = r->cwnd ? r->cwnd : qp->dev->window, f;
 
 	if (!sr_qp_reliable(qp))
 		return;

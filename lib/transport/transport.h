@@ -31,11 +31,14 @@
 /* Packets a requester sends before asking for an ACK even mid-message. */
 #define SR_ACKREQ_EVERY   64
 /*
- * PSNs a requester may have unacknowledged before it waits: as many as
- * rxe's requester (RXE_MAX_UNACKED_PSNS).  A slow peer (rxe in a TCG guest
- * takes ~8 k packets/s) must absorb the window within one ACK timeout, or
- * every timeout queues the whole window again behind it (1024 ended a
- * 1 MiB ib_send_lat in RETRY_EXC; README, interoperability).
+ * PSNs a requester may have unacknowledged before it waits, by default
+ * (sr_dev_config.window): as many as rxe's requester
+ * (RXE_MAX_UNACKED_PSNS).  A slow peer (rxe in a TCG guest takes ~8 k
+ * packets/s) must absorb the window within one ACK timeout, or every
+ * timeout queues the whole window again behind it (1024, before slow
+ * start, ended a 1 MiB ib_send_lat in RETRY_EXC).  A path whose round trip
+ * is long for its rate wants more: a client of sroced, whose frames wait
+ * for the daemon's turn on the CPU, takes 512 (pmd/daemon.c).
  */
 #define SR_MAX_UNACKED    128
 /*

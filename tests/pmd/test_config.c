@@ -155,6 +155,23 @@ START_TEST(test_line_rate)
 }
 END_TEST
 
+/* window: 0 (the default) unless set; PSNs, 16..1024. */
+START_TEST(test_window)
+{
+	ck_assert_uint_eq(cfg.window, 0);
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, "window = 512", "t", err,
+					     sizeof(err)), 0);
+	ck_assert_uint_eq(cfg.window, 512);
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, "window = 15", "t", err,
+					     sizeof(err)), -EINVAL);
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, "window = 1025", "t", err,
+					     sizeof(err)), -EINVAL);
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, "window = lots", "t", err,
+					     sizeof(err)), -EINVAL);
+	ck_assert_uint_eq(cfg.window, 512);
+}
+END_TEST
+
 /* DCQCN on with ConnectX's defaults; every parameter settable by name. */
 START_TEST(test_dcqcn)
 {
@@ -437,6 +454,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_ecn);
 	tcase_add_test(tc, test_dcqcn);
 	tcase_add_test(tc, test_line_rate);
+	tcase_add_test(tc, test_window);
 	tcase_add_test(tc, test_default_link_nodes);
 	tcase_add_test(tc, test_default_keeps_overrides);
 	tcase_add_test(tc, test_claim_node);

@@ -358,9 +358,14 @@ static bool window_tap(void *ctx, int from, uint8_t *frame, uint32_t *len)
 	return true;
 }
 
+/* The device's window (sr_dev_config.window): the default, which is
+ * rxe's, a client of sroced's, the smallest. */
+static const uint32_t windows[] = { 0, 512, SR_WINDOW_MIN };
+
 START_TEST(test_unacked_window)
 {
 	const uint32_t len = 1u << 20;     /* 1024 packets at path MTU 1024 */
+	const uint32_t window = windows[_i] ? windows[_i] : SR_MAX_UNACKED;
 	struct window_log l = { 0 };
 	struct h_pair p;
 	struct h_opts o;
@@ -368,6 +373,7 @@ START_TEST(test_unacked_window)
 
 	h_default_opts(&o, SR_QPT_RC);
 	o.buflen = len;
+	o.window[0] = o.window[1] = windows[_i];
 	h_pair_init(&p, &o);
 	l.psn0 = o.psn0;
 	l.swallow_acks = true;
@@ -378,8 +384,9 @@ START_TEST(test_unacked_window)
 	/* no ACK comes back: the requester stops at the window */
 	for (int i = 0; i < 100000 && sim_step_frames(p.net); i++)
 		;
-	ck_assert_uint_eq(l.sent, SR_MAX_UNACKED);
-	ck_assert_uint_le(l.sent, RXE_MAX_UNACKED_PSNS);
+	ck_assert_uint_eq(l.sent, window);
+	if (windows[_i] == 0)
+		ck_assert_uint_le(l.sent, RXE_MAX_UNACKED_PSNS);
 	/* ACKs come back (after a timeout): never more than the window out */
 	l.swallow_acks = false;
 	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 10000000), 1);
@@ -387,7 +394,7 @@ START_TEST(test_unacked_window)
 	ck_assert_int_eq(h_wait_cq(&p, p.n[1].rcq, &wc, 1, 10000000), 1);
 	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
 	ck_assert_uint_eq(wc.byte_len, len);
-	ck_assert_int_le(l.max_ahead, RXE_MAX_UNACKED_PSNS);
+	ck_assert_int_le(l.max_ahead, (int32_t)window);
 	ck_assert_uint_ge(l.sent, len / 1024);
 	h_pair_fini(&p);
 }
@@ -448,6 +455,14 @@ START_TEST(test_qpn_base_bad)
 		cfg.max_qp = bad[i][1];
 		ck_assert_ptr_null(sr_dev_create(&cfg));
 	}
+	/* a window out of its range */
+	cfg.qpn_base = 0;
+	cfg.max_qp = 0;
+	cfg.window = SR_WINDOW_MIN - 1;
+	ck_assert_ptr_null(sr_dev_create(&cfg));
+	cfg.window = SR_WINDOW_MAX + 1;
+	ck_assert_ptr_null(sr_dev_create(&cfg));
+	cfg.window = 0;
 	cfg.qpn_base = 0xfff000;
 	cfg.max_qp = 4096;
 	struct sr_dev *dev = sr_dev_create(&cfg);
@@ -470,7 +485,8 @@ static Suite *rc_suite(void)
 	tcase_add_test(tc, test_rnr_then_recv);
 	tcase_add_test(tc, test_rnr_retry_exhausted);
 	tcase_add_test(tc, test_wire_format);
-	tcase_add_test(tc, test_unacked_window);
+	tcase_add_loop_test(tc, test_unacked_window, 0,
+			    (int)(sizeof(windows) / sizeof(windows[0])));
 	tcase_add_test(tc, test_qpn_base);
 	tcase_add_test(tc, test_qpn_base_bad);
 	suite_add_tcase(s, tc);
