@@ -5,8 +5,8 @@
  * The destination QPN's block names the client that owns it: a frame
  * from the device's port goes to that client's channel.  A frame from a
  * client is checked first — its source MAC and IP must be the device's,
- * a UD datagram's source QPN (DETH) must be in the client's block, an RC
- * or UC frame (or a CNP) must go to the peer of one of its QPs — and
+ * a UD datagram's source QPN (DETH) must be in the client's block, an RC,
+ * UC or XRC frame (or a CNP) must go to the peer of one of its QPs — and
  * dropped and counted (sw_drop_forged, on the client's channel) when
  * not.  Then it goes to another client (or the same) when its
  * destination is the device's own address, else out of the port to the
@@ -169,8 +169,9 @@ static bool srd_client_frame_ok(const struct srd_client *c,
 		if (sqpn >> SRD_QPN_SHIFT != c->block)
 			return false;
 	}
-	/* RC, UC and CNPs: only to the peer of one of its QPs */
-	if (op < 0x40 || op == 0x81) {
+	/* RC, UC, XRC and CNPs: only to the peer of one of its QPs (an XRC
+	 * initiator's and a target's peers are registered as RC's are) */
+	if (op < 0x40 || (op >= 0xa0 && op <= 0xbf) || op == 0x81) {
 		srd_frame_gid(p, f, true, dst);
 		if (!srd_peers_has(c->peers, dst, sr_bth_dqpn(bth)))
 			return false;

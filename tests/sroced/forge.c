@@ -15,11 +15,13 @@
  *      the daemon's, lib/cm/route.h);
  *   6. a MAD to QP1 from a UD QP of its own block: forged (only QP1
  *      speaks to QP1);
- *   7. a good UD SEND from its own QP to a QPN of its own block at the
+ *   7. an XRC SEND to victim_qpn, which no QP of its own is connected
+ *      to: forged;
+ *   8. a good UD SEND from its own QP to a QPN of its own block at the
  *      device's address: the daemon switches it back to this channel.
  *
  *   forge VICTIM_QPN
- * Prints "forged 6 sent, good 1 sent, good 1 came back" and exits 0 when
+ * Prints "forged 7 sent, good 1 sent, good 1 came back" and exits 0 when
  * the good frame came back; the test reads the daemon's counters.
  */
 #include <errno.h>
@@ -69,7 +71,7 @@ static int send_op(struct sr_pmd_dev *dev, uint8_t opcode, const uint8_t smac[6]
 	memcpy(b.dgid, dgid, 16);
 	b.hop_limit = 64;
 	b.sport = 0xc000;
-	b.opcode = opcode;         /* UD SEND_ONLY (0x64) or RC SEND_ONLY (0x04) */
+	b.opcode = opcode;         /* UD, RC or XRC SEND_ONLY (0x64, 0x04, 0xa4) */
 	b.pkey = 0xffff;
 	b.dqpn = dqpn;
 	b.psn = 1;
@@ -128,8 +130,9 @@ int main(int argc, char **argv)
 	rc = send_op(dev, 0x64, cfg.mac, cfg.gw_mac, sgid, sgid, victim, victim + 1);
 	rc |= send_op(dev, 0x64, cfg.mac, cfg.gw_mac, other, sgid, victim, mine);
 	rc |= send_op(dev, 0x64, bad_mac, cfg.gw_mac, sgid, sgid, victim, mine);
-	/* RC to a QP none of ours is connected to */
+	/* RC, then XRC (SEND_ONLY 0xa4), to a QP none of ours is connected to */
 	rc |= send_op(dev, 0x04, cfg.mac, cfg.gw_mac, sgid, sgid, victim, 0);
+	rc |= send_op(dev, 0xa4, cfg.mac, cfg.gw_mac, sgid, sgid, victim, 0);
 	/* a DREQ in the name of the victim's block's CM, from QP1, then
 	 * from a UD QP of ours */
 	dreq.local_comm_id = (victim >> 12) << 20 | 1;
@@ -151,7 +154,7 @@ int main(int argc, char **argv)
 		sr_pmd_progress(dev);
 		clock_gettime(CLOCK_MONOTONIC, &t);
 	} while (got_back == 0 && t.tv_sec - t0.tv_sec < 5);
-	printf("forged 6 sent, good 1 sent, good %d came back\n", got_back);
+	printf("forged 7 sent, good 1 sent, good %d came back\n", got_back);
 	sr_pmd_dev_destroy(dev);
 	return got_back == 1 ? 0 : 1;
 }

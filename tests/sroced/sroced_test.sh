@@ -279,13 +279,13 @@ forge)
 		fail "the forger's good frame did not come back"
 	sleep 0.5
 	n=$(counter a srd_forge sw_drop_forged)
-	[ "$n" -eq 6 ] || fail "forged frames dropped: $n, want 6"
+	[ "$n" -eq 7 ] || fail "forged frames dropped: $n, want 7"
 	n=$(counter a srd_forge sw_client_to_client)
 	[ "$n" -eq 1 ] || fail "good frames switched: $n, want 1"
 	on a timeout 60 ibv_ud_pingpong -g 1 -n 100 -c -p 18711 127.0.0.1 > "$tmp/v.client.log" 2>&1 ||
 		fail "the victim's exchange failed after the forgery"
 	wait "$vs" || fail "the victim failed"
-	echo "PASS: 6 forged frames (UD source QPN, source IP, source MAC, RC to no peer of its, a MAD for another client's CM, a MAD not from QP1) dropped and counted, the victim untouched"
+	echo "PASS: 7 forged frames (UD source QPN, source IP, source MAC, RC and XRC to no peer of its, a MAD for another client's CM, a MAD not from QP1) dropped and counted, the victim untouched"
 	;;
 rdmacm)
 	command -v rping >/dev/null || { echo "SKIP: no rping"; exit 77; }
