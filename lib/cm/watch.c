@@ -28,6 +28,7 @@ struct sr_watch_conn {
 
 struct sr_cm_watch {
 	uint32_t max;
+	uint32_t norphans;       /* ORPHAN entries: 0 spares the scans */
 	struct sr_cm_watch_counters cnt;
 	struct sr_watch_conn conn[];
 };
@@ -55,13 +56,29 @@ sr_cm_watch_counters(const struct sr_cm_watch *w)
 	return &w->cnt;
 }
 
-static struct sr_watch_conn *sr_watch_new(struct sr_cm_watch *w)
+/* A free entry for block, which may hold a quarter of the table at most
+ * (one client cannot take every other client's DREQs away). */
+static struct sr_watch_conn *sr_watch_new(struct sr_cm_watch *w,
+					  uint32_t block)
 {
-	for (uint32_t i = 0; i < w->max; i++)
-		if (w->conn[i].state == SR_WATCH_FREE)
-			return &w->conn[i];
-	w->cnt.full++;
-	return NULL;
+	struct sr_watch_conn *free_one = NULL;
+	uint32_t mine = 0;
+
+	for (uint32_t i = 0; i < w->max; i++) {
+		struct sr_watch_conn *c = &w->conn[i];
+
+		if (c->state == SR_WATCH_FREE) {
+			if (free_one == NULL)
+				free_one = c;
+		} else if (c->block == block) {
+			mine++;
+		}
+	}
+	if (free_one == NULL || (w->max >= 4 && mine >= w->max / 4)) {
+		w->cnt.full++;
+		return NULL;
+	}
+	return free_one;
 }
 
 /* The live (not orphaned) connection of block's CM with its ID local_id. */
@@ -130,7 +147,7 @@ void sr_cm_watch_mad(struct sr_cm_watch *w, uint32_t block, bool out,
 		} else if (sr_watch_by_remote(w, block, theirs, peer->gid)) {
 			return;             /* the peer sent it again */
 		}
-		c = sr_watch_new(w);
+		c = sr_watch_new(w, block);
 		if (c == NULL)
 			return;
 		memset(c, 0, sizeof(*c));
@@ -191,6 +208,7 @@ unsigned int sr_cm_watch_orphan(struct sr_cm_watch *w, uint32_t block,
 		}
 	}
 	w->cnt.orphaned += n;
+	w->norphans += n;
 	return n;
 }
 
@@ -199,7 +217,7 @@ void sr_cm_watch_poll(struct sr_cm_watch *w, uint64_t now,
 				   const uint8_t *mad),
 		      void *ctx)
 {
-	if (w == NULL || send == NULL)
+	if (w == NULL || send == NULL || w->norphans == 0)
 		return;
 	for (uint32_t i = 0; i < w->max; i++) {
 		struct sr_watch_conn *c = &w->conn[i];
@@ -216,9 +234,10 @@ void sr_cm_watch_poll(struct sr_cm_watch *w, uint64_t now,
 			send(ctx, &c->peer, mad);
 			w->cnt.dreq_sent++;
 		}
-		if (--c->tries == 0)
+		if (--c->tries == 0) {
 			c->state = SR_WATCH_FREE;
-		else
+			w->norphans--;
+		} else
 			c->next_ns = now + SR_CM_WATCH_GAP_NS;
 	}
 }
@@ -227,18 +246,20 @@ uint64_t sr_cm_watch_next(const struct sr_cm_watch *w)
 {
 	uint64_t t = UINT64_MAX;
 
-	for (uint32_t i = 0; w != NULL && i < w->max; i++)
+	if (w == NULL || w->norphans == 0)
+		return t;
+	for (uint32_t i = 0; i < w->max; i++)
 		if (w->conn[i].state == SR_WATCH_ORPHAN && w->conn[i].next_ns < t)
 			t = w->conn[i].next_ns;
 	return t;
 }
 
-bool sr_cm_watch_answer(struct sr_cm_watch *w, const uint8_t *mad,
-			uint32_t len)
+bool sr_cm_watch_answer(struct sr_cm_watch *w, const uint8_t from_gid[16],
+			const uint8_t *mad, uint32_t len)
 {
 	struct sr_cm_msg m;
 
-	if (w == NULL || mad == NULL ||
+	if (w == NULL || mad == NULL || from_gid == NULL || w->norphans == 0 ||
 	    sr_mad_parse(mad, len, &m) != SR_MAD_ERR_OK ||
 	    m.method != SR_MAD_METHOD_SEND ||
 	    (m.attr != SR_CM_ATTR_DREP && m.attr != SR_CM_ATTR_DREQ))
@@ -248,9 +269,11 @@ bool sr_cm_watch_answer(struct sr_cm_watch *w, const uint8_t *mad,
 
 		if (c->state != SR_WATCH_ORPHAN ||
 		    c->local_id != m.remote_comm_id ||
-		    c->remote_id != m.local_comm_id)
+		    c->remote_id != m.local_comm_id ||
+		    memcmp(c->peer.gid, from_gid, 16) != 0)
 			continue;
 		c->state = SR_WATCH_FREE;
+		w->norphans--;
 		if (m.attr == SR_CM_ATTR_DREQ)
 			return false;   /* the owner's CM sends the DREP */
 		w->cnt.answered++;

@@ -22,7 +22,8 @@
  * A CM is named by its communication-ID block (cm.h), as route.h does.
  * Half-open attempts (a REQ with no REP yet) are forgotten with their CM:
  * the peer's CM times them out.  A full table forgets new connections
- * (counted), never old ones.  No locks: the caller serialises.
+ * (counted), never old ones, and one CM holds a quarter of it at most.
+ * No locks: the caller serialises.
  */
 #ifndef SR_CM_WATCH_H
 #define SR_CM_WATCH_H
@@ -74,13 +75,14 @@ void sr_cm_watch_poll(struct sr_cm_watch *w, uint64_t now,
 uint64_t sr_cm_watch_next(const struct sr_cm_watch *w);
 
 /*
- * A MAD that arrived for a CM that is gone: true when it answers a DREQ
- * sent for it (a DREP; the connection is then forgotten).  A DREQ from
- * the peer also ends the connection, but returns false: the port owner's
- * CM answers it with a DREP.
+ * A MAD from from_gid that arrived for a CM that is gone: true when it
+ * answers a DREQ sent for it (a DREP from that connection's peer; the
+ * connection is then forgotten).  A DREQ from the peer also ends the
+ * connection, but returns false: the port owner's CM answers it with a
+ * DREP.
  */
-bool sr_cm_watch_answer(struct sr_cm_watch *w, const uint8_t *mad,
-			uint32_t len);
+bool sr_cm_watch_answer(struct sr_cm_watch *w, const uint8_t from_gid[16],
+			const uint8_t *mad, uint32_t len);
 
 const struct sr_cm_watch_counters *
 sr_cm_watch_counters(const struct sr_cm_watch *w);

@@ -254,6 +254,11 @@ void srd_qp1_poll(struct srd_device *dv, uint64_t now)
 	}
 	if (now >= sr_cm_watch_next(dv->watch))
 		sr_cm_watch_poll(dv->watch, now, srd_watch_send, dv);
+	if (sr_cm_watch_counters(dv->watch)->full != dv->watch_full_logged) {
+		dv->watch_full_logged = sr_cm_watch_counters(dv->watch)->full;
+		srd_log("%s: %llu connections not followed so far (table full, or a client over its quarter): no DREQ for them if their client dies",
+			dv->name, (unsigned long long)dv->watch_full_logged);
+	}
 }
 
 /* ---- routing ---- */
@@ -280,7 +285,8 @@ void srd_qp1_route(struct srd_device *dv, struct sr_pmd_dev *counted,
 		c = srd_block_owner(dv, sr_cm_comm_id_block(r.comm_id));
 	if (c == NULL) {
 		/* a DREP to a DREQ sent for a client that died: taken */
-		if (!sr_cm_watch_answer(dv->watch, mad, mlen))
+		srd_mad_peer(p, f, false, &peer);
+		if (!sr_cm_watch_answer(dv->watch, peer.gid, mad, mlen))
 			srd_own_rx(dv, p, len);
 		return;
 	}

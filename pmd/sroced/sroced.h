@@ -49,6 +49,7 @@ struct srd_device {
 	unsigned int nip;
 	struct sr_gsi *gsi;             /* the daemon's own CM on QP1 */
 	struct sr_cm_watch *watch;      /* its clients' connections */
+	uint64_t watch_full_logged;     /* its 'full' count last logged */
 	uint64_t gsi_pub[4];            /* its counters last published */
 };
 

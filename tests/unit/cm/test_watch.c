@@ -94,7 +94,8 @@ static void pump(void)
 		for (unsigned int i = 0; i < n; i++) {
 			if (cur[i].to == A && a_dead) {
 				to_dead++;
-				answered += sr_cm_watch_answer(w, cur[i].mad, SR_MAD_SIZE);
+				answered += sr_cm_watch_answer(w, cur[i].from.gid,
+							       cur[i].mad, SR_MAD_SIZE);
 				continue;
 			}
 			if (cur[i].to == A)   /* R's MAD reaches A: the watch sees it */
@@ -274,7 +275,7 @@ START_TEST(test_garbage_and_full)
 	for (uint32_t len = 0; len <= SR_MAD_SIZE; len += 16) {
 		sr_cm_watch_mad(w, BLOCK, true, &S[R].addr, junk, len);
 		sr_cm_watch_mad(w, BLOCK, false, &S[R].addr, junk, len);
-		ck_assert(!sr_cm_watch_answer(w, junk, len));
+		ck_assert(!sr_cm_watch_answer(w, S[R].addr.gid, junk, len));
 	}
 	sr_cm_watch_mad(w, BLOCK, true, NULL, junk, SR_MAD_SIZE);
 	sr_cm_watch_mad(NULL, BLOCK, true, &S[R].addr, junk, SR_MAD_SIZE);
@@ -295,6 +296,61 @@ START_TEST(test_garbage_and_full)
 }
 END_TEST
 
+/* A DREP from anyone but the peer does not stop the DREQs; one CM takes a
+ * quarter of the table at most, another CM still gets its share. */
+START_TEST(test_forged_drep_and_quota)
+{
+	struct sr_cm_msg m = { .attr = SR_CM_ATTR_DREP };
+	struct sr_cm_addr other = S[R].addr;
+	uint8_t mad[SR_MAD_SIZE];
+	uint32_t local;
+
+	establish(true);
+	local = sr_cm_id_local(S[A].last);
+	a_dead = true;
+	ck_assert_uint_eq(sr_cm_watch_orphan(w, BLOCK, now), 1);
+	sr_cm_watch_poll(w, now, watch_send, NULL);
+	qn = 0;                              /* the DREQ is lost */
+	other.gid[0] ^= 0xff;                /* a third party's DREP */
+	m.local_comm_id = sr_cm_id_remote(S[A].last);
+	m.remote_comm_id = local;
+	ck_assert_int_eq(sr_mad_build(&m, mad), (int)SR_MAD_SIZE);
+	ck_assert(!sr_cm_watch_answer(w, other.gid, mad, SR_MAD_SIZE));
+	ck_assert_uint_ne(sr_cm_watch_next(w), UINT64_MAX);
+	/* the peer's own DREP is taken */
+	ck_assert(sr_cm_watch_answer(w, S[R].addr.gid, mad, SR_MAD_SIZE));
+	ck_assert_uint_eq(sr_cm_watch_next(w), UINT64_MAX);
+
+	/* the quota: a table of 8, 2 per CM */
+	{
+		struct sr_cm_watch *t = sr_cm_watch_create(8);
+		struct sr_cm_msg req = { .attr = SR_CM_ATTR_REQ };
+
+		for (uint32_t i = 1; i <= 3; i++) {
+			struct sr_cm_msg r = req;
+
+			r.local_comm_id = BLOCK << SR_CM_COMM_ID_BLOCK_SHIFT | i;
+			r.service_id = SVC;
+			r.qpn = 0x100 + i;
+			/* a REQ from BLOCK's CM, built as its CM would */
+			ck_assert_int_eq(sr_mad_build(&r, mad), (int)SR_MAD_SIZE);
+			sr_cm_watch_mad(t, BLOCK, true, &S[R].addr, mad, SR_MAD_SIZE);
+		}
+		ck_assert_uint_eq(sr_cm_watch_counters(t)->full, 1);
+		{                               /* another CM's */
+			struct sr_cm_msg r = req;
+
+			r.local_comm_id = 4u << SR_CM_COMM_ID_BLOCK_SHIFT | 1;
+			r.service_id = SVC;
+			ck_assert_int_eq(sr_mad_build(&r, mad), (int)SR_MAD_SIZE);
+			sr_cm_watch_mad(t, 4, true, &S[R].addr, mad, SR_MAD_SIZE);
+		}
+		ck_assert_uint_eq(sr_cm_watch_counters(t)->full, 1);
+		sr_cm_watch_destroy(t);
+	}
+}
+END_TEST
+
 static Suite *watch_suite(void)
 {
 	Suite *s = suite_create("cm_watch");
@@ -307,6 +363,7 @@ static Suite *watch_suite(void)
 	tcase_add_test(tc, test_retries_then_gives_up);
 	tcase_add_test(tc, test_half_open_is_forgotten);
 	tcase_add_test(tc, test_garbage_and_full);
+	tcase_add_test(tc, test_forged_drep_and_quota);
 	suite_add_tcase(s, tc);
 	return s;
 }
