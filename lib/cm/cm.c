@@ -415,9 +415,14 @@ void sr_cm_input(struct sr_cm *cm, uint64_t now, const struct sr_cm_addr *from,
 			cm->cnt.rx_unknown_id++;
 		return;
 	}
+	/* From the peer, with its ID once we know it, and a DREQ naming our
+	 * QP (as Linux's cm_dreq_handler checks): a third party that guessed
+	 * our ID cannot end the connection. */
 	if (!same_gid(&id->peer, from) ||
 	    (msg.attr != SR_CM_ATTR_SIDR_REP && id->remote_id != 0 &&
-	     msg.local_comm_id != 0 && msg.local_comm_id != id->remote_id)) {
+	     msg.local_comm_id != id->remote_id) ||
+	    (msg.attr == SR_CM_ATTR_DREQ && id->local_qpn != 0 &&
+	     msg.qpn != id->local_qpn)) {
 		cm->cnt.rx_remote_mismatch++;
 		return;
 	}
@@ -516,6 +521,7 @@ int sr_cm_connect(struct sr_cm *cm, uint64_t now,
 	m.ca_guid = cm->cfg.ca_guid;
 	m.qkey = p->qkey;
 	m.qpn = p->qpn;
+	id->local_qpn = p->qpn;
 	m.psn = p->psn & 0xFFFFFFu;
 	m.responder_resources = p->responder_resources;
 	m.initiator_depth = p->initiator_depth;

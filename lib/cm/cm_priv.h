@@ -18,6 +18,7 @@ struct sr_cm_id {
 	bool sidr;
 	bool has_ans;
 	uint32_t local_id, remote_id, remote_qpn;
+	uint32_t local_qpn;      /* our QP, as our REQ or REP named it (0: none) */
 	uint64_t service_id, tid;
 	struct sr_cm_addr peer;
 	void *ctx;

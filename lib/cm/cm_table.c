@@ -205,6 +205,7 @@ static void act_send_rep(struct sr_cm *cm, struct sr_cm_id *id,
 	sr_cm_msg_init(&m, id, SR_CM_ATTR_REP, p->pdata, p->pdata_len);
 	m.qkey = p->qkey;
 	m.qpn = p->qpn;
+	id->local_qpn = p->qpn;
 	m.psn = p->psn;
 	m.responder_resources = p->responder_resources;
 	m.initiator_depth = p->initiator_depth;

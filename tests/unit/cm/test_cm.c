@@ -656,7 +656,8 @@ START_TEST(test_lap_and_get)
 }
 END_TEST
 
-/* A message naming our id from another GID, or another remote id. */
+/* A message naming our id from another GID, or another remote id (or
+ * none), or a DREQ naming another QP: refused and counted. */
 START_TEST(test_remote_mismatch)
 {
 	struct sr_cm_id *a, *b;
@@ -678,6 +679,24 @@ START_TEST(test_remote_mismatch)
 	sr_cm_input(S[1].cm, now, &S[0].addr, mad, SR_MAD_SIZE);
 	ck_assert_uint_eq(sr_cm_counters(S[1].cm)->rx_remote_mismatch, 2);
 	ck_assert_int_eq(sr_cm_id_state(b), SR_CM_ESTABLISHED);
+	/* no remote ID, or the peer's IDs but not our QP (0x22, as B
+	 * accepted): refused, as Linux's cm_dreq_handler refuses them */
+	m.local_comm_id = 0;
+	m.qpn = 0x22;
+	sr_mad_build(&m, mad);
+	sr_cm_input(S[1].cm, now, &S[0].addr, mad, SR_MAD_SIZE);
+	m.local_comm_id = sr_cm_id_local(a);
+	m.qpn = 0x23;
+	sr_mad_build(&m, mad);
+	sr_cm_input(S[1].cm, now, &S[0].addr, mad, SR_MAD_SIZE);
+	ck_assert_uint_eq(sr_cm_counters(S[1].cm)->rx_remote_mismatch, 4);
+	ck_assert_int_eq(sr_cm_id_state(b), SR_CM_ESTABLISHED);
+	ck_assert_int_eq(S[1].events[SR_CM_EVENT_DREQ_RCVD], 0);
+	/* the peer's own DREQ, naming our QP, is taken */
+	m.qpn = 0x22;
+	sr_mad_build(&m, mad);
+	sr_cm_input(S[1].cm, now, &S[0].addr, mad, SR_MAD_SIZE);
+	ck_assert_int_eq(S[1].events[SR_CM_EVENT_DREQ_RCVD], 1);
 }
 END_TEST
 
