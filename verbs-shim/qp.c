@@ -124,7 +124,9 @@ struct ibv_qp *sr_ibv_create_qp_ex(struct ibv_context *c,
 	init.sq_sig_all = a->sq_sig_all != 0;
 	w->qp = sr_qp_create(ctx->rt->dev, &init);
 	if (w->qp == NULL) {
-		errno = EINVAL;
+		/* "not enough resources" when the device has all its QPs */
+		errno = sr_dev_qp_count(ctx->rt->dev) >=
+				sr_dev_max_qp(ctx->rt->dev) ? ENOMEM : EINVAL;
 		goto out_free;
 	}
 	if (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {

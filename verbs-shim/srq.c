@@ -67,7 +67,8 @@ struct ibv_srq *sr_ibv_create_srq_ex(struct ibv_context *c,
 				sr_container_of(a->pd, struct sr_ibv_pd, ibpd)->pd,
 				&sa);
 	if (w->srq == NULL) {
-		errno = EINVAL;
+		errno = sr_dev_srq_count(ctx->rt->dev) >= SR_MAX_SRQ ? ENOMEM
+								   : EINVAL;
 		goto out_free;
 	}
 	rc = sr_ibv_map_add(ctx->rt, w->srq, &w->ibsrq, ctx);

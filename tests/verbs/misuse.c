@@ -43,6 +43,10 @@ struct env {
 	union ibv_gid gid;
 };
 
+/* Forward: the QP table check below needs make_qp. */
+static struct ibv_qp *make_qp(struct env *e, enum ibv_qp_type type,
+			      struct ibv_cq *cq, uint32_t sq);
+
 /* Poll one completion for up to secs; 1 when got. */
 static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc, double secs)
 {
@@ -385,6 +389,44 @@ out:
  * takes) on an RC QP is accepted, and 0 lifts it; so does
  * ibv_modify_qp_rate_limit (a verbs_context op: EOPNOTSUPP without it),
  * which refuses a comp_mask it does not know. */
+/* The device's QPs all taken: one more is refused with ENOMEM ("not
+ * enough resources"), as many as ibv_query_device's max_qp fit, and a
+ * freed one can be had again. */
+static void check_qp_table_full(struct env *e)
+{
+	struct ibv_device_attr da;
+	struct ibv_cq *cq = ibv_create_cq(e->ctx, 16, NULL, NULL, 0);
+	struct ibv_qp **qp = NULL, *extra = NULL;
+	int n = 0, err = 0, again = 0;
+	char msg[128];
+
+	if (cq == NULL || ibv_query_device(e->ctx, &da) ||
+	    (qp = calloc((size_t)da.max_qp + 1, sizeof(*qp))) == NULL) {
+		report("qp_table_full", 0, "setup failed");
+		goto out;
+	}
+	while (n <= da.max_qp && (qp[n] = make_qp(e, IBV_QPT_RC, cq, 1)) != NULL)
+		n++;
+	err = errno;
+	if (n > 0) {
+		ibv_destroy_qp(qp[--n]);
+		extra = make_qp(e, IBV_QPT_RC, cq, 1);
+		again = extra != NULL;
+	}
+	/* the process's other QPs are gone by now: all max_qp were ours */
+	snprintf(msg, sizeof(msg), "%d of max_qp %d, then errno %d (want ENOMEM), a freed one again: %d",
+		 n + 1, da.max_qp, err, again);
+	report("qp_table_full", n + 1 == da.max_qp && err == ENOMEM && again, msg);
+out:
+	if (extra)
+		ibv_destroy_qp(extra);
+	while (qp != NULL && n > 0)
+		ibv_destroy_qp(qp[--n]);
+	free(qp);
+	if (cq)
+		ibv_destroy_cq(cq);
+}
+
 static void check_rate_limit(struct env *e)
 {
 	struct rc_pair p;
@@ -675,6 +717,7 @@ int main(void)
 	check_dead_peer(&e);
 	check_loopback(&e);
 	check_rate_limit(&e);
+	check_qp_table_full(&e);
 	check_posts_unpolled(&e);
 	check_two_contexts(&e, list[0]);
 	check_zero_sized_queues(&e);
