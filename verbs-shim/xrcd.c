@@ -2,17 +2,18 @@
 /*
  * xrcd.c — ibv_open_xrcd / ibv_close_xrcd on lib/qp/xrcd.h.
  *
- * What the kernel does for an RNIC, within this process: fd -1 with
- * O_CREAT opens a private domain; a file's fd opens the domain of its
- * inode on this device — the same one for every open of the same inode
- * (counted, ibv_close_xrcd drops one), created with O_CREAT, refused with
- * O_CREAT | O_EXCL when it exists (EEXIST) and without O_CREAT when it
- * does not (EINVAL).  Another process opening the same inode gets its own
- * domain: sroce's objects live in each process, so sharing XRC SRQs and
- * targets across processes (ibv_open_qp of another's target) is not
- * possible.  Errors: EOPNOTSUPP for unknown comp_mask bits, EINVAL without
- * FD and OFLAGS or with other oflags, EBADF for a bad fd, EBUSY closing a
- * domain an SRQ or a target QP still uses.
+ * What the kernel's ib_uverbs_open_xrcd does for an RNIC, within this
+ * process: fd -1 opens a new private domain (whatever the oflags); a
+ * file's fd opens the domain of its inode on this device — the same one
+ * for every open of the same inode (counted, ibv_close_xrcd drops one),
+ * created with O_CREAT, refused with O_EXCL when it exists (EINVAL) and
+ * without O_CREAT when it does not (EAGAIN); other oflags bits are
+ * ignored.  Another process opening the same inode gets its own domain:
+ * sroce's objects live in each process, so sharing XRC SRQs and targets
+ * across processes (ibv_open_qp of another's target) is not possible.
+ * Errors: EOPNOTSUPP for unknown comp_mask bits, EINVAL without FD and
+ * OFLAGS (rdma-core's check), EBADF for a bad fd, EBUSY closing a domain
+ * an SRQ or a target QP still uses.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,16 +52,11 @@ static struct ibv_xrcd *sr_ibv_open_xrcd(struct ibv_context *c,
 		return NULL;
 	}
 	if (!(a->comp_mask & IBV_XRCD_INIT_ATTR_FD) ||
-	    !(a->comp_mask & IBV_XRCD_INIT_ATTR_OFLAGS) ||
-	    (a->oflags & ~(O_CREAT | O_EXCL))) {
+	    !(a->comp_mask & IBV_XRCD_INIT_ATTR_OFLAGS)) {
 		errno = EINVAL;
 		return NULL;
 	}
 	shared = a->fd != -1;
-	if (!shared && !(a->oflags & O_CREAT)) {
-		errno = EINVAL;
-		return NULL;
-	}
 	if (shared && fstat(a->fd, &st) != 0) {
 		errno = EBADF;
 		return NULL;
@@ -76,7 +72,7 @@ static struct ibv_xrcd *sr_ibv_open_xrcd(struct ibv_context *c,
 		if (old != NULL && (a->oflags & O_EXCL)) {
 			pthread_mutex_unlock(&rt->xrcd_lock);
 			free(x);
-			errno = EEXIST;
+			errno = EINVAL;
 			return NULL;
 		}
 		if (old != NULL) {
@@ -85,10 +81,10 @@ static struct ibv_xrcd *sr_ibv_open_xrcd(struct ibv_context *c,
 			free(x);
 			return &old->ibxrcd;
 		}
-		if (!(a->oflags & O_CREAT)) {
+		if (!(a->oflags & O_CREAT)) {     /* no domain yet: create it */
 			pthread_mutex_unlock(&rt->xrcd_lock);
 			free(x);
-			errno = EINVAL;
+			errno = EAGAIN;
 			return NULL;
 		}
 		x->st_dev = st.st_dev;
