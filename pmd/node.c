@@ -82,38 +82,44 @@ static void sr_node_gid_changed(void *ctx, unsigned int index,
 	sr_dev_set_gid(node->dev, index, e->valid ? e->gid : zero);
 }
 
+void sr_pmd_dev_config(struct sr_pmd_dev *pmd, const struct sr_gid_table *gids,
+		       struct sr_dev_config *dc)
+{
+	const struct sr_pmd_config *cfg = sr_pmd_config_of(pmd);
+
+	dc->link_ops = sr_pmd_link_ops();
+	dc->link = sr_pmd_link(pmd);
+	sr_pmd_mac(pmd, dc->mac);
+	for (uint32_t i = 0; i < gids->n && i < SR_GID_TABLE_LEN; i++) {
+		if (gids->entry[i].valid)   /* else zero: no AV names it */
+			memcpy(dc->gid[i], gids->entry[i].gid, 16);
+		dc->gid_count = i + 1;
+	}
+	/* ECN and congestion control as the configuration says */
+	dc->ecn = cfg->ecn;
+	dc->cc = cfg->cc ? &cfg->dcqcn : NULL;
+	dc->line_bps = sr_pmd_line_bps(pmd, &dc->line_paced);
+	dc->trace = sr_xstats_trace_ring(pmd);   /* sroce-stat --trace */
+	dc->window = cfg->window;
+	/* a shared device: sroced's QPN block, and the peers it checks */
+	dc->qpn_base = cfg->has_gw ? cfg->qpn_base : 0;
+	dc->max_qp = cfg->has_gw ? cfg->max_qp : 0;
+	dc->peer_cb = sr_pmd_daemon_peer_cb(pmd);
+	dc->peer_ctx = pmd;
+}
+
 static int sr_node_wire(struct sr_node *node,
 			const struct sr_node_params *params, char *err,
 			size_t errlen)
 {
-	const struct sr_gid_table *gids = sr_pmd_gids(node->pmd);
 	struct sr_dev_config dc = {
-		.link_ops = sr_pmd_link_ops(),
-		.link = sr_pmd_link(node->pmd),
 		.mr = node->mr,
 		.async_cb = params->async_cb,
 		.async_ctx = params->async_ctx,
-		.ecn = sr_pmd_config_of(node->pmd)->ecn,
-		.cc = sr_pmd_config_of(node->pmd)->cc ?
-			&sr_pmd_config_of(node->pmd)->dcqcn : NULL,
-		.trace = sr_xstats_trace_ring(node->pmd),
-		.qpn_base = sr_pmd_config_of(node->pmd)->has_gw ?
-			    sr_pmd_config_of(node->pmd)->qpn_base : 0,
-		.max_qp = sr_pmd_config_of(node->pmd)->has_gw ?
-			  sr_pmd_config_of(node->pmd)->max_qp : 0,
-		.window = sr_pmd_config_of(node->pmd)->window,
-		.peer_cb = sr_pmd_daemon_peer_cb(node->pmd),
-		.peer_ctx = node->pmd,
 	};
 	int rc;
 
-	dc.line_bps = sr_pmd_line_bps(node->pmd, &dc.line_paced);
-	sr_pmd_mac(node->pmd, dc.mac);
-	for (uint32_t i = 0; i < gids->n && i < SR_GID_TABLE_LEN; i++) {
-		if (gids->entry[i].valid)
-			memcpy(dc.gid[i], gids->entry[i].gid, 16);
-		dc.gid_count = i + 1;
-	}
+	sr_pmd_dev_config(node->pmd, sr_pmd_gids(node->pmd), &dc);
 	node->dev = sr_dev_create(&dc);
 	if (node->dev == NULL) {
 		snprintf(err, errlen, "cannot create the transport device");

@@ -72,6 +72,18 @@ uint64_t sr_pmd_speed_bps(const struct sr_pmd_dev *dev);
  */
 uint64_t sr_pmd_line_bps(const struct sr_pmd_dev *dev, bool *paced);
 
+struct sr_dev_config;
+struct sr_gid_table;
+/*
+ * What a transport device on this port takes from it (pmd/node.c): the
+ * link ops, the MAC, the GIDs of gids, ECN and congestion control, the
+ * line rate, the trace ring, the requester's window, and on a shared
+ * device the daemon's QPN block and peer callback.  The caller adds the
+ * MR engine and its async callback.
+ */
+void sr_pmd_dev_config(struct sr_pmd_dev *dev, const struct sr_gid_table *gids,
+		       struct sr_dev_config *dc);
+
 /*
  * Register the handler for received UDP/4791 frames (NULL to remove; such
  * frames are then dropped and counted as drop_no_handler).

@@ -249,28 +249,10 @@ int sr_ibv_rt_up(struct sr_ibv_rt *rt)
 	if (rc)
 		goto out_unlock;
 	if (rt->dev == NULL && rt->mr != NULL) {
-		dc.link_ops = sr_pmd_link_ops();
-		dc.link = sr_pmd_link(rt->pmd);
+		sr_pmd_dev_config(rt->pmd, &rt->gids, &dc);
 		dc.mr = rt->mr;
-		sr_pmd_mac(rt->pmd, dc.mac);
-		for (unsigned int i = 0; i < rt->gids.n && i < SR_GID_TABLE_LEN;
-		     i++) {
-			if (rt->gids.entry[i].valid)   /* else zero: no AV names it */
-				memcpy(dc.gid[i], rt->gids.entry[i].gid, 16);
-			dc.gid_count = i + 1;
-		}
 		dc.async_cb = sr_ibv_async_cb;
 		dc.async_ctx = rt;
-		/* ECN and congestion control as the configuration says */
-		dc.ecn = rt->cfg.ecn;
-		dc.cc = rt->cfg.cc ? &rt->cfg.dcqcn : NULL;
-		dc.line_bps = sr_pmd_line_bps(rt->pmd, &dc.line_paced);
-		dc.trace = sr_xstats_trace_ring(rt->pmd);  /* sroce-stat --trace */
-		dc.qpn_base = rt->cfg.has_gw ? rt->cfg.qpn_base : 0; /* sroced's */
-		dc.max_qp = rt->cfg.has_gw ? rt->cfg.max_qp : 0;   /* its block */
-		dc.window = rt->cfg.window;
-		dc.peer_cb = sr_pmd_daemon_peer_cb(rt->pmd);
-		dc.peer_ctx = rt->pmd;
 		__atomic_store_n(&rt->dev, sr_dev_create(&dc), __ATOMIC_RELEASE);
 		if (rt->dev == NULL) {
 			rc = -ENOMEM;
