@@ -22,6 +22,7 @@
 #include "gid.h"
 #include "sroced.h"
 #include "wire/hdr.h"
+#include "wire/opcode.h"
 
 static struct sroced *srd_sw;
 
@@ -171,7 +172,8 @@ static bool srd_client_frame_ok(const struct srd_client *c,
 	}
 	/* RC, UC, XRC and CNPs: only to the peer of one of its QPs (an XRC
 	 * initiator's and a target's peers are registered as RC's are) */
-	if (op < 0x40 || (op >= 0xa0 && op <= 0xbf) || op == 0x81) {
+	if ((op & SR_TT_MASK) == SR_TT_RC || (op & SR_TT_MASK) == SR_TT_UC ||
+	    (op & SR_TT_MASK) == SR_TT_XRC || op == SR_OPCODE_CNP) {
 		srd_frame_gid(p, f, true, dst);
 		if (!srd_peers_has(c->peers, dst, sr_bth_dqpn(bth)))
 			return false;
