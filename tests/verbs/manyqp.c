@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "report.h"     /* now_s */
+
 #define MQ_SLOT     64u
 #define MQ_WAIT_S   60
 
@@ -62,14 +64,6 @@ static int fail(const char *fmt, ...)
 	va_end(ap);
 	putchar('\n');
 	return -1;
-}
-
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 static void pattern(uint8_t *p, uint32_t i, uint32_t r)

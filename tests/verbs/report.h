@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * report.h — what the drop-in's C test programs (misuse.c, extended.c,
- * rdmacore.c, odp.c, xrc.c) share: one "ok"/"FAIL" line per check, the
+ * rdmacore.c, odp.c, xrc.c, manyqp.c) share: one "ok"/"FAIL" line per check, the
  * count of failures for the exit status, a monotonic clock for their
  * waits, and a connected QP's walk from RESET to RTS towards a QP of the
  * same process.  Each program includes it once.
