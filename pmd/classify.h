@@ -18,6 +18,7 @@ enum sr_rx_class {
 	SR_RX_ROCE,
 	SR_RX_ARP,
 	SR_RX_ND,
+	SR_RX_IGMP,         /* queries a host with groups answers (igmp.h) */
 	SR_RX_DROP,
 };
 
@@ -44,7 +45,9 @@ static inline enum sr_rx_class sr_rx_classify(const struct sr_pmd_addr *self,
 	case SR_ETHERTYPE_ARP:
 		return SR_RX_ARP;
 	case SR_ETHERTYPE_IPV4:
-		if (!self->any_ip &&
+		/* a multicast group's datagrams: the transport knows which
+		 * groups its QPs joined (lib/qp/mcast.h) */
+		if (!self->any_ip && (p[f->l3 + 16] & 0xf0) != 0xe0 &&
 		    (!self->has_ipv4 || memcmp(p + f->l3 + 16, self->ipv4, 4))) {
 			*reason = SR_CTR_DROP_IP;
 			return SR_RX_DROP;
@@ -53,7 +56,8 @@ static inline enum sr_rx_class sr_rx_classify(const struct sr_pmd_addr *self,
 	case SR_ETHERTYPE_IPV6:
 		if (f->proto == SR_IPPROTO_ICMPV6 && f->l4)
 			return SR_RX_ND;
-		if (!self->any_ip && !sr_pmd_addr_has_ipv6(self, p + f->l3 + 24)) {
+		if (!self->any_ip && p[f->l3 + 24] != 0xff &&
+		    !sr_pmd_addr_has_ipv6(self, p + f->l3 + 24)) {
 			*reason = SR_CTR_DROP_IP;
 			return SR_RX_DROP;
 		}
@@ -62,6 +66,8 @@ static inline enum sr_rx_class sr_rx_classify(const struct sr_pmd_addr *self,
 		*reason = SR_CTR_DROP_ETHERTYPE;
 		return SR_RX_DROP;
 	}
+	if (f->ip_version == 4 && f->proto == 2 && f->l4)
+		return SR_RX_IGMP;
 	if (f->proto != SR_IPPROTO_UDP || f->l4 == 0) {
 		*reason = SR_CTR_DROP_PROTO;
 		return SR_RX_DROP;

@@ -85,7 +85,10 @@
 	X(SW_DROP_NO_OWNER, "sw_drop_no_owner")             \
 	X(SW_DROP_NEIGH, "sw_drop_neigh_wait")              \
 	X(SW_DROP_GSI, "sw_drop_qp1")                       \
-	X(SW_DROP_FULL, "sw_drop_full")
+	X(SW_DROP_FULL, "sw_drop_full")                     \
+	X(IGMP_RX, "igmp_rx")                               \
+	X(IGMP_TX, "igmp_tx")                               \
+	X(MCAST_JOIN_ERR, "mcast_join_err")
 
 /* Per-QP counters (the transport fills a slot per QP). */
 #define SR_QP_COUNTERS(X)                                   \

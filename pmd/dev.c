@@ -17,13 +17,14 @@
 #include "dev_priv.h"
 #include "hostnic.h"
 #include "nd.h"
+#include "qp/mcast.h"
 
 #define SR_NEIGH_TICK_NS (10ull * 1000 * 1000)
 
 /* ---- neighbours ---- */
 
 /* Build a frame into a fresh buffer and send it from progress. */
-static void sr_dev_send_built(struct sr_pmd_dev *dev, const uint8_t *frame,
+void sr_dev_send_built(struct sr_pmd_dev *dev, const uint8_t *frame,
 			      int len, unsigned int ctr)
 {
 	void *cookie;
@@ -99,6 +100,11 @@ int sr_pmd_resolve(struct sr_pmd_dev *dev, const uint8_t ip[16],
 {
 	int rc;
 
+	/* A multicast group: its MAC is the group's (RFC 1112, 2464). */
+	if (sr_gid_is_mcast(ip) && !dev->cfg.has_gw) {
+		sr_mcast_mac(ip, mac);
+		return 0;
+	}
 	/* A client of a shared device: the daemon switches every frame. */
 	if (dev->cfg.has_gw) {
 		memcpy(mac, dev->cfg.gw_mac, 6);
@@ -315,6 +321,7 @@ int sr_pmd_dev_create(const struct sr_pmd_config *cfg, int lock_fd,
 		rte_spinlock_init(&dev->lane[k].progress_lock);
 	}
 	rte_spinlock_init(&dev->wire_lock);
+	rte_spinlock_init(&dev->mc_lock);
 	sr_neigh_init(&dev->neigh);
 	/* The default link's server owns the socket path: clear a stale one. */
 	if (cfg->default_link && cfg->node == 0) {
@@ -393,6 +400,7 @@ void sr_pmd_dev_destroy(struct sr_pmd_dev *dev)
 	sr_pmd_progress(dev);
 	sr_rxtx_release_all(dev);
 	sr_capture_close(dev->cap);
+	sr_dev_mcast_fini(dev);
 	sr_port_teardown(dev);
 	sr_host_close(dev);
 	sr_engine_fini(dev);

@@ -86,6 +86,7 @@ struct sr_pmd_dev {
 	bool memif_client;            /* reconnects itself (port.c) */
 	bool memif;                   /* bursts only while the link is up */
 	bool link_ok;                 /* this round may burst */
+	uint64_t last_tx_ns;          /* a lane's round that sent (port.c) */
 	uint64_t link_check_ns, link_down_since_ns;
 
 	struct sr_pmd_addr addr;
@@ -122,6 +123,12 @@ struct sr_pmd_dev {
 	struct sr_capture *cap;
 
 	uint64_t tsc0, ns_mult;       /* ns = (tsc - tsc0) * ns_mult >> 32 */
+
+	/* Multicast groups the device's QPs joined (mcast.c): the port's
+	 * membership; from any thread, under mc_lock. */
+	rte_spinlock_t mc_lock;
+	struct sr_pmd_mc *mc;         /* SR_PMD_MC_MAX slots, or NULL */
+	uint32_t n_mc;
 };
 
 static inline uint64_t sr_dev_now_ns(const struct sr_pmd_dev *dev)
@@ -181,6 +188,14 @@ int sr_engine_lane_round(struct sr_pmd_lane *l);
 /* dev.c: neighbour glue called by rxtx.c for ARP / ND frames. */
 void sr_dev_arp_input(struct sr_pmd_dev *dev, const uint8_t *frame,
 		      uint32_t len, const struct sr_frame *f);
+/* mcast.c: an IGMP frame; queries are answered with our groups. */
+void sr_dev_igmp_input(struct sr_pmd_dev *dev, const uint8_t *frame,
+		       uint32_t len, const struct sr_frame *f);
+/* mcast.c: leave every group (the device goes). */
+void sr_dev_mcast_fini(struct sr_pmd_dev *dev);
+/* dev.c: a built frame out of the port from any thread (lane 0). */
+void sr_dev_send_built(struct sr_pmd_dev *dev, const uint8_t *frame, int len,
+		       unsigned int ctr);
 void sr_dev_nd_input(struct sr_pmd_dev *dev, const uint8_t *frame,
 		     uint32_t len, const struct sr_frame *f);
 void sr_dev_neigh_tick(struct sr_pmd_dev *dev, uint64_t now_ns);

@@ -617,6 +617,11 @@ void sr_host_solicit(struct sr_pmd_dev *dev, const uint8_t ip[16])
  * -EAGAIN while the kernel resolves (asked again every retry_ns), and
  * -EHOSTUNREACH after max_tries unanswered (remembered failed_ns).
  */
+int sr_host_ifindex(const struct sr_pmd_dev *dev)
+{
+	return dev->host != NULL ? dev->host->ifindex : 0;
+}
+
 int sr_host_resolve(struct sr_pmd_dev *dev, const uint8_t ip[16],
 		    uint8_t mac[6])
 {

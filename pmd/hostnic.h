@@ -54,6 +54,9 @@ void sr_host_close(struct sr_pmd_dev *dev);
 /* Lane 0, every few ms: follow address changes (GIDs). */
 void sr_host_poll(struct sr_pmd_dev *dev, uint64_t now_ns);
 
+/* The interface's index (multicast memberships, mcast.c). */
+int sr_host_ifindex(const struct sr_pmd_dev *dev);
+
 /* sr_pmd_resolve() and the neighbour retries on a host NIC. */
 int sr_host_resolve(struct sr_pmd_dev *dev, const uint8_t ip[16],
 		    uint8_t mac[6]);

@@ -177,6 +177,15 @@ int sr_pmd_resolve(struct sr_pmd_dev *dev, const uint8_t ip[16],
 		   uint8_t mac[6]);
 
 /*
+ * The device's membership of a multicast group (a GID: IPv4-mapped or
+ * IPv6) on its port, from any thread: join when the first of its QPs
+ * attached, leave when the last one went (verbs-shim's ibv_attach_mcast).
+ * The port reports it as a host does (pmd/mcast.c).  0, -EINVAL (not a
+ * multicast GID), -ENOENT (leave: not joined), -ENOMEM.
+ */
+int sr_pmd_mcast(struct sr_pmd_dev *dev, const uint8_t gid[16], bool join);
+
+/*
  * Called on the progress thread (lane 0) after GID table entry index
  * changed (e is its new state; valid 0 when the address went away): a
  * host NIC's addresses are the interface's and follow it (hostnic.h).

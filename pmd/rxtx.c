@@ -168,6 +168,8 @@ static void sr_rxtx_burst(struct sr_pmd_lane *l)
 					 (uint16_t)(n - sent));
 	for (uint32_t i = 0; i < sent; i++)
 		bytes += l->tx_out[i]->pkt_len;
+	if (sent)
+		dev->last_tx_ns = l->round_ns;
 	sr_stats_add(dev->stats, SR_CTR_SENT_PKTS, sent);
 	sr_stats_add(dev->stats, SR_CTR_SENT_BYTES, bytes);
 	if (!dev->link_ok) {
@@ -443,6 +445,10 @@ static void sr_rxtx_deliver(struct sr_pmd_lane *l, struct rte_mbuf *m,
 	case SR_RX_ND:
 		sr_stats_add(dev->stats, SR_CTR_ND_RX, 1);
 		sr_dev_nd_input(dev, p, len, &f);
+		break;
+	case SR_RX_IGMP:
+		sr_stats_add(dev->stats, SR_CTR_IGMP_RX, 1);
+		sr_dev_igmp_input(dev, p, len, &f);
 		break;
 	case SR_RX_DROP:
 		sr_stats_add(dev->stats, reason, 1);

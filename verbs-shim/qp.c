@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * qp.c — queue pairs: create (both APIs), modify, query, destroy, and the
- * QP verbs sroce does not have (multicast, ECE).
+ * UD multicast attach and detach, and ECE, which sroce does not have.
  *
  * lib/qp's enums and attribute mask carry ibverbs' values, so the
  * translation is by assignment; what differs: access flags (flags.c), the
@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "qp/mcast.h"
 #include "qp/qp.h"
 #include "qp/srq.h"
 #include "cc/hooks.h"
@@ -363,6 +364,23 @@ int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
 	return 0;
 }
 
+/* A QP destroyed while attached leaves its groups, as with uverbs. */
+static void sr_ibv_qp_leave_groups(struct sr_ibv_qp *w)
+{
+	uint8_t (*left)[16];
+	unsigned int n;
+
+	left = malloc(SR_MAX_MCAST_GRP * sizeof(*left));
+	if (left == NULL) {
+		(void)sr_mcast_detach_all(w->qp, NULL);
+		return;
+	}
+	n = sr_mcast_detach_all(w->qp, left);
+	for (unsigned int i = 0; i < n && w->rt->pmd != NULL; i++)
+		sr_pmd_mcast(w->rt->pmd, left[i], false);
+	free(left);
+}
+
 int ibv_destroy_qp(struct ibv_qp *qp)
 {
 	struct sr_ibv_qp *w;
@@ -371,6 +389,8 @@ int ibv_destroy_qp(struct ibv_qp *qp)
 	if (qp == NULL)
 		return EINVAL;
 	w = sr_qp_of(qp);
+	if (qp->qp_type == IBV_QPT_UD)
+		sr_ibv_qp_leave_groups(w);
 	sr_xstats_qp_detach(&w->rt->xstats, w->qp);
 	rc = sr_qp_destroy(w->qp);
 	if (rc)
@@ -392,25 +412,46 @@ int ibv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op,
 	return 0;       /* no ordering promise beyond the completion */
 }
 
-/* ---- not in sroce: multicast (UD) and ECE ---- */
+/* ---- UD multicast (lib/qp/mcast.h) ---- */
 
+/*
+ * As the kernel's ib_attach_mcast on RoCE: a UD QP, a multicast GID (the
+ * LID is ignored: RoCE has none).  The port reports the device's
+ * membership when its first QP joins and when its last one leaves.
+ */
 int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 		     uint16_t lid)
 {
-	(void)qp;
-	(void)gid;
+	struct sr_ibv_qp *w;
+	int rc;
+
 	(void)lid;
-	return EOPNOTSUPP;
+	if (qp == NULL || gid == NULL)
+		return EINVAL;
+	w = sr_qp_of(qp);
+	rc = sr_mcast_attach(w->qp, gid->raw);
+	if (rc == 1 && w->rt->pmd != NULL)
+		sr_pmd_mcast(w->rt->pmd, gid->raw, true);
+	return rc < 0 ? sr_ibv_err(rc) : 0;
 }
 
 int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 		     uint16_t lid)
 {
-	(void)qp;
-	(void)gid;
+	struct sr_ibv_qp *w;
+	int rc;
+
 	(void)lid;
-	return EOPNOTSUPP;
+	if (qp == NULL || gid == NULL)
+		return EINVAL;
+	w = sr_qp_of(qp);
+	rc = sr_mcast_detach(w->qp, gid->raw);
+	if (rc == 1 && w->rt->pmd != NULL)
+		sr_pmd_mcast(w->rt->pmd, gid->raw, false);
+	return rc < 0 ? sr_ibv_err(rc) : 0;
 }
+
+/* ---- not in sroce: ECE ---- */
 
 int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {

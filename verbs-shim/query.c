@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "pmd.h"
+#include "qp/mcast.h"
 #include "qp/qp.h"
 #include "shim.h"
 
@@ -70,6 +71,9 @@ static void sr_ibv_fill_device(const struct sr_ibv_rt *rt,
 	a->atomic_cap = IBV_ATOMIC_HCA;
 	a->max_mw = (int)l->max_mw;
 	a->max_ah = SR_IBV_MAX_AH;
+	a->max_mcast_grp = SR_MAX_MCAST_GRP;
+	a->max_mcast_qp_attach = SR_MAX_MCAST_QP_ATTACH;
+	a->max_total_mcast_qp_attach = SR_MAX_MCAST_GRP * SR_MAX_MCAST_QP_ATTACH;
 	a->max_srq = SR_IBV_MAX_SRQ;
 	a->max_srq_wr = (int)l->max_srq_depth;
 	a->max_srq_sge = SR_QP_MAX_SGE;

@@ -61,7 +61,9 @@
 	X(CNP_DROP, "CNPs dropped: UD QP, or congestion control off")       \
 	X(NOT_ROCE, "frames that are not RoCEv2")                           \
 	X(PARSE_DROP, "RoCEv2 frames the parser refused (see per reason)")  \
-	X(XRC_SRQ_NAK, "XRC requests NAKed: no SRQ of the target's domain")
+	X(XRC_SRQ_NAK, "XRC requests NAKed: no SRQ of the target's domain") \
+	X(MCAST_RCVD, "datagrams received for a multicast group joined here") \
+	X(MCAST_DROP, "multicast-QPN packets for no group joined here, or not UD")
 
 enum sr_counter {
 #define SR_X(n, t) SR_CNT_##n,

@@ -12,6 +12,7 @@
 #include "core/alloc.h"
 #include "core/dev_priv.h"
 #include "core/sched.h"
+#include "qp/mcast.h"
 #include "qp/qp_priv.h"
 #include "transport/transport.h"
 #include "wire/cnp.h"
@@ -86,6 +87,7 @@ void sr_dev_destroy(struct sr_dev *dev)
 		return;
 	for (unsigned int i = 0; i < SR_SCHED_SHARDS; i++)
 		free(dev->sched[i]);
+	sr_mcast_fini(dev);
 	free(dev);
 }
 
@@ -199,14 +201,26 @@ static void sr_dev_rx_one(struct sr_dev *dev, const uint8_t *frame,
 		sr_dev_count(dev, SR_CNT_MGMT_QP_DROP, 1);
 		return;
 	}
+	if (sr_bth_dqpn(bth) == SR_MCAST_QPN) {
+		sr_mcast_rx(dev, &pkt);
+		return;
+	}
 	qp = sr_dev_qp_lookup(dev, sr_bth_dqpn(bth));
 	if (qp == NULL) {
 		sr_dev_count(dev, SR_CNT_UNKNOWN_QP, 1);
 		return;
 	}
+	sr_dev_rx_qp(dev, qp, &pkt);
+}
+
+void sr_dev_rx_qp(struct sr_dev *dev, struct sr_qp *qp,
+		  const struct sr_pkt *pkt)
+{
+	const struct sr_bth *bth = sr_pkt_bth(pkt);
+
 	sr_qp_count(qp, SR_CNT_RX_PKTS, 1);
 	sr_sched_kick(dev, qp);
-	if (pkt.opcode != SR_OPCODE_CNP && !sr_tt_matches(qp->type, &pkt)) {
+	if (pkt->opcode != SR_OPCODE_CNP && !sr_tt_matches(qp->type, pkt)) {
 		sr_qp_count(qp, SR_CNT_OPCODE_DROP, 1);
 		return;
 	}
@@ -215,21 +229,21 @@ static void sr_dev_rx_one(struct sr_dev *dev, const uint8_t *frame,
 		return;
 	}
 	if (qp->type != SR_QPT_UD && sr_qp_state_get(qp) >= SR_QPS_RTR &&
-	    !sr_pkt_from_peer(dev, qp, &pkt)) {
+	    !sr_pkt_from_peer(dev, qp, pkt)) {
 		sr_qp_count(qp, SR_CNT_ADDR_DROP, 1);
 		return;
 	}
 	/* A CNP passes the P_Key and address checks: no third party slows a QP. */
-	if (pkt.opcode == SR_OPCODE_CNP) {
+	if (pkt->opcode == SR_OPCODE_CNP) {
 		sr_cc_rx_cnp(qp);
 		return;
 	}
-	if (sr_pkt_ecn(&pkt) == SR_ECN_CE)
-		sr_cc_rx_ce(qp, &pkt);
-	if (pkt.op->flags & SR_OPF_REQ)
-		sr_resp_rx(qp, &pkt);
+	if (sr_pkt_ecn(pkt) == SR_ECN_CE)
+		sr_cc_rx_ce(qp, pkt);
+	if (pkt->op->flags & SR_OPF_REQ)
+		sr_resp_rx(qp, pkt);
 	else
-		sr_comp_rx(qp, &pkt);
+		sr_comp_rx(qp, pkt);
 }
 
 void sr_dev_rx_burst(void *ctx, const struct sr_link_frame *frames,

@@ -11,8 +11,11 @@
 #include "core/dev.h"
 #include "core/lock.h"
 #include "core/sched.h"
+#include "qp/mcast.h"
 
 struct sr_qp;
+struct sr_pkt;
+struct sr_mcast_grp;
 
 struct sr_dev {
 	const struct sr_link_ops *ops;
@@ -35,6 +38,7 @@ struct sr_dev {
 		       uint32_t dqpn, bool on);
 	void *peer_ctx;
 	struct sr_srq *srqs[SR_MAX_SRQ]; /* by SRQ number - SR_SRQN_BASE */
+	struct sr_mcast_grp *mcast[SR_MAX_MCAST_GRP]; /* UD multicast groups (qp/mcast.c) */
 	unsigned int nqp, ncq, nsrq, nxrcd;
 	uint32_t next_srqn;
 	unsigned int max_qp;           /* cfg.max_qp, or SR_MAX_QP */
@@ -86,6 +90,10 @@ static inline void sr_dev_count(struct sr_dev *dev, enum sr_counter c,
 }
 
 struct sr_qp *sr_dev_qp_lookup(struct sr_dev *dev, uint32_t qpn);
+/* A received packet for one QP: the checks of its type, P_Key and path,
+ * then its responder or completer.  Caller holds dev->lock. */
+void sr_dev_rx_qp(struct sr_dev *dev, struct sr_qp *qp,
+		  const struct sr_pkt *pkt);
 /* The SRQ of a number (an XRCETH's), or NULL.  Caller holds dev->lock. */
 struct sr_srq *sr_dev_srq_lookup(struct sr_dev *dev, uint32_t srqn);
 

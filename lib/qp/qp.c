@@ -14,6 +14,7 @@
 #include "core/alloc.h"
 #include "core/sched.h"
 #include "mr/mr.h"
+#include "qp/mcast.h"
 #include "qp/qp_priv.h"
 #include "transport/transport.h"
 
@@ -365,6 +366,8 @@ int sr_qp_destroy(struct sr_qp *qp)
 		sr_resp_flush_owed_ack(qp);
 	dev->qps[qp->qpn - dev->qpn_base] = NULL;
 	dev->nqp--;
+	if (qp->nmcast)
+		sr_mcast_qp_gone(qp);
 	if (qp->type == SR_QPT_XRC_RECV) {
 		/* srq, rcq and pd were only the last request's: not counted */
 		qp->xrcd->users--;

@@ -183,6 +183,7 @@ struct sr_qp {
 	 */
 	struct sr_xrcd *xrcd;
 	bool sq_sig_all;
+	unsigned int nmcast;          /* multicast groups joined (mcast.c) */
 
 	_Atomic int state;            /* enum sr_qp_state */
 	struct sr_qp_attr attr;

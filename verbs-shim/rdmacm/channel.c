@@ -218,6 +218,8 @@ static struct sr_rcm_evt *sr_rcm_chan_pop(struct sr_rcm_chan *c)
 /* One local event into its rdma_cm_event. */
 static bool sr_rcm_local_process(struct sr_rcm_evt *e)
 {
+	if (e->local == RDMA_CM_EVENT_MULTICAST_JOIN && !sr_rcm_mc_joined(e))
+		return false;
 	e->ev.event = (enum rdma_cm_event_type)e->local;
 	e->ev.status = e->status;
 	e->ev.id = &e->id->id;

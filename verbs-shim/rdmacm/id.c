@@ -319,6 +319,7 @@ int rdma_destroy_id(struct rdma_cm_id *id)
 		r->sync_event = NULL;
 	}
 	sr_rcm_ids_del(r);
+	sr_rcm_mc_release(r);
 	sr_rcm_cm_release(r);
 	sr_rcm_chan_purge(r->chan, r);
 	sr_rcm_wait_acked(r);

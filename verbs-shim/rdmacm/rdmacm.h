@@ -99,6 +99,7 @@ struct sr_rcm_id {
 	/* Events handed out and not acked (destroy waits for them). */
 	unsigned int events_out;
 	pthread_cond_t acked;
+	struct sr_rcm_mc *mc;          /* groups joined (mcast.c) */
 	/* Synchronous ids: the last event, acked at the next call. */
 	struct rdma_cm_event *sync_event;
 };
@@ -168,6 +169,13 @@ int sr_rcm_qp_error(struct sr_rcm_id *r);
 uint8_t sr_rcm_max_rd_atomic(struct ibv_context *ctx);
 /* The ah_attr to reach the route's peer (UD). */
 void sr_rcm_ah_attr(const struct sr_rcm_id *r, struct ibv_ah_attr *ah);
+
+/* ---- multicast (mcast.c) ---- */
+struct sr_rcm_mc;
+/* A join event taken by the consumer: attach the QP.  false: left. */
+bool sr_rcm_mc_joined(struct sr_rcm_evt *e);
+/* rdma_destroy_id: leave every group. */
+void sr_rcm_mc_release(struct sr_rcm_id *r);
 
 /* ---- errors ---- */
 static inline int sr_rcm_err(int rc)

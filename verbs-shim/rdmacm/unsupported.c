@@ -3,7 +3,6 @@
  * unsupported.c — what the drop-in librdmacm exports so that programs
  * linked against rdma-core's load, and refuses:
  *   rsockets (rsocket, rsend, riomap, ...): out of scope (README);
- *   multicast joins: no multicast groups on sroce yet;
  *   ECE (enhanced connection establishment): no options to offer.
  * Each fails with errno ENOSYS (EOPNOTSUPP for ECE), -1 or NULL.
  */
@@ -54,30 +53,6 @@ off_t riomap(int socket, void *buf, size_t len, int prot, int flags,
 {
 	(void)socket; (void)buf; (void)len; (void)prot; (void)flags;
 	(void)offset;
-	errno = ENOSYS;
-	return -1;
-}
-
-int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr,
-			void *context)
-{
-	(void)id; (void)addr; (void)context;
-	errno = ENOSYS;
-	return -1;
-}
-
-int rdma_join_multicast_ex(struct rdma_cm_id *id,
-			   struct rdma_cm_join_mc_attr_ex *mc_join_attr,
-			   void *context)
-{
-	(void)id; (void)mc_join_attr; (void)context;
-	errno = ENOSYS;
-	return -1;
-}
-
-int rdma_leave_multicast(struct rdma_cm_id *id, struct sockaddr *addr)
-{
-	(void)id; (void)addr;
 	errno = ENOSYS;
 	return -1;
 }

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mcast.c — the device's multicast membership on its port: the groups
+ * its UD QPs joined (lib/qp/mcast.h decides which QP gets a datagram;
+ * this decides that the network sends the group's datagrams here).
+ *
+ *   a port sroce owns       IGMPv2 / MLDv1 reports when the first QP joins,
+ *                           leaves when the last one goes, and IGMP queries
+ *                           answered (igmp.h), as a host's kernel does;
+ *   a host NIC (iface:)     the kernel is the host: one socket per group
+ *                           holds the membership (IP_ADD_MEMBERSHIP,
+ *                           IPV6_JOIN_GROUP), so the kernel reports it,
+ *                           answers the queries and opens the NIC's filter;
+ *   the default memif link  point to point: nothing to tell;
+ *   a client of sroced      the daemon's switch hands every client the
+ *                           multicast datagrams; its QPs sort them out.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "dev_priv.h"
+#include "hostnic.h"
+#include "igmp.h"
+#include "pmd.h"
+#include "qp/mcast.h"
+
+#define SR_PMD_MC_MAX SR_MAX_MCAST_GRP
+
+struct sr_pmd_mc {
+	uint8_t gid[16];
+	int fd;                       /* host NIC: the socket that holds it */
+};
+
+/* The kernel's membership on the host NIC's interface: a socket held. */
+static int sr_mcast_kernel_join(struct sr_pmd_dev *dev, const uint8_t gid[16])
+{
+	int ifindex = sr_host_ifindex(dev);
+	bool v4 = gid[0] != 0xff;
+	int fd, rc;
+
+	fd = socket(v4 ? AF_INET : AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (v4) {
+		struct ip_mreqn mr = { .imr_ifindex = ifindex };
+
+		memcpy(&mr.imr_multiaddr, gid + 12, 4);
+		rc = setsockopt(fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &mr,
+				sizeof(mr));
+	} else {
+		struct ipv6_mreq mr = { .ipv6mr_interface = (unsigned)ifindex };
+
+		memcpy(&mr.ipv6mr_multiaddr, gid, 16);
+		rc = setsockopt(fd, IPPROTO_IPV6, IPV6_JOIN_GROUP, &mr,
+				sizeof(mr));
+	}
+	if (rc != 0) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+static bool sr_mcast_reports(const struct sr_pmd_dev *dev)
+{
+	return dev->host == NULL && !dev->memif && !dev->cfg.has_gw;
+}
+
+static void sr_mcast_report(struct sr_pmd_dev *dev, const uint8_t gid[16],
+			    bool join)
+{
+	uint8_t buf[SR_IGMP_FRAME_MAX];
+
+	sr_dev_send_built(dev, buf, sr_igmp_build(buf, &dev->addr, gid, join),
+			  SR_CTR_IGMP_TX);
+}
+
+int sr_pmd_mcast(struct sr_pmd_dev *dev, const uint8_t gid[16], bool join)
+{
+	struct sr_pmd_mc *mc;
+	uint32_t i;
+	int fd = -1;
+
+	if (dev == NULL || gid == NULL || !sr_gid_is_mcast(gid))
+		return -EINVAL;
+	rte_spinlock_lock(&dev->mc_lock);
+	if (dev->mc == NULL) {
+		dev->mc = calloc(SR_PMD_MC_MAX, sizeof(*dev->mc));
+		if (dev->mc == NULL) {
+			rte_spinlock_unlock(&dev->mc_lock);
+			return -ENOMEM;
+		}
+	}
+	for (i = 0; i < dev->n_mc; i++)
+		if (memcmp(dev->mc[i].gid, gid, 16) == 0)
+			break;
+	if (join && i < dev->n_mc) {
+		rte_spinlock_unlock(&dev->mc_lock);
+		return 0;
+	}
+	if (!join && i == dev->n_mc) {
+		rte_spinlock_unlock(&dev->mc_lock);
+		return -ENOENT;
+	}
+	if (join && dev->n_mc == SR_PMD_MC_MAX) {
+		rte_spinlock_unlock(&dev->mc_lock);
+		return -ENOMEM;
+	}
+	if (!join) {
+		mc = &dev->mc[i];
+		if (mc->fd >= 0)
+			close(mc->fd);     /* the kernel leaves the group */
+		*mc = dev->mc[--dev->n_mc];
+		rte_spinlock_unlock(&dev->mc_lock);
+		if (sr_mcast_reports(dev))
+			sr_mcast_report(dev, gid, false);
+		return 0;
+	}
+	if (dev->host != NULL) {
+		fd = sr_mcast_kernel_join(dev, gid);
+		if (fd < 0) {
+			/* the QPs stay attached; the network may not deliver */
+			sr_stats_add(dev->stats, SR_CTR_MCAST_JOIN_ERR, 1);
+			fd = -1;
+		}
+	}
+	mc = &dev->mc[dev->n_mc++];
+	memcpy(mc->gid, gid, 16);
+	mc->fd = fd;
+	rte_spinlock_unlock(&dev->mc_lock);
+	if (sr_mcast_reports(dev))
+		sr_mcast_report(dev, gid, true);
+	return 0;
+}
+
+void sr_dev_igmp_input(struct sr_pmd_dev *dev, const uint8_t *frame,
+		       uint32_t len, const struct sr_frame *f)
+{
+	uint8_t group[16], (*answer)[16];
+	uint32_t n = 0;
+	int q;
+
+	if (!sr_mcast_reports(dev))
+		return;             /* the kernel's, or nobody's to answer */
+	q = sr_igmp_query(frame, len, f, group);
+	if (q < 0) {
+		sr_stats_add(dev->stats, SR_CTR_DROP_NEIGH, 1);
+		return;
+	}
+	if (q == 0 || dev->n_mc == 0)
+		return;             /* another host's report, or no groups */
+	answer = malloc(SR_PMD_MC_MAX * sizeof(*answer));
+	if (answer == NULL)
+		return;
+	rte_spinlock_lock(&dev->mc_lock);
+	for (uint32_t i = 0; i < dev->n_mc; i++) {
+		const uint8_t *g = dev->mc[i].gid;
+
+		if (g[0] == 0xff)
+			continue;   /* IPv6 groups: MLD's business */
+		if (q == 1 || memcmp(g, group, 16) == 0)
+			memcpy(answer[n++], g, 16);
+	}
+	rte_spinlock_unlock(&dev->mc_lock);
+	/* RFC 2236 asks for a random delay up to the query's maximum; with
+	 * a few groups per host, answering at once is what matters */
+	for (uint32_t i = 0; i < n; i++)
+		sr_mcast_report(dev, answer[i], true);
+	free(answer);
+}
+
+void sr_dev_mcast_fini(struct sr_pmd_dev *dev)
+{
+	if (dev->mc == NULL)
+		return;
+	for (uint32_t i = 0; i < dev->n_mc; i++)
+		if (dev->mc[i].fd >= 0)
+			close(dev->mc[i].fd);
+	free(dev->mc);
+	dev->mc = NULL;
+	dev->n_mc = 0;
+}
