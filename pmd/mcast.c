@@ -29,6 +29,7 @@
 #include "qp/mcast.h"
 
 #define SR_PMD_MC_MAX SR_MAX_MCAST_GRP
+#define SR_MCAST_LEAVE_SYNC_MS 100
 
 struct sr_pmd_mc {
 	uint8_t gid[16];
@@ -117,8 +118,11 @@ int sr_pmd_mcast(struct sr_pmd_dev *dev, const uint8_t gid[16], bool join)
 			close(mc->fd);     /* the kernel leaves the group */
 		*mc = dev->mc[--dev->n_mc];
 		rte_spinlock_unlock(&dev->mc_lock);
-		if (sr_mcast_reports(dev))
+		if (sr_mcast_reports(dev)) {
 			sr_mcast_report(dev, gid, false);
+			/* a program leaves right before it exits (mckey) */
+			(void)sr_pmd_engine_sync(dev, SR_MCAST_LEAVE_SYNC_MS);
+		}
 		return 0;
 	}
 	if (dev->host != NULL) {

@@ -44,7 +44,7 @@ import time
 
 from rxelab import (GUEST, HOST_IP, NS, OOB_PORT, Lab, LabError, log,
                     run)
-from scenarios import scenarios
+from scenarios import MCAST_GROUP, scenarios
 
 HOST_MAC = '02:00:0a:4d:00:64'
 HOST_IP6 = 'fe80::aff:fe4d:64'  # sroce's link-local GID 0 (from the MAC)
@@ -229,8 +229,9 @@ class Scenario:
                 return 'timeout -k 5 %d %s' % (t, cmd)
             # a server: say when the kernel's rdma_cm has its listener
             return ('timeout -k 5 %d %s & p=$!; i=0; while [ $i -lt 300 ] && '
-                    '! rdma res show cm_id | grep -q LISTEN; do sleep 0.1; '
-                    'i=$((i+1)); done; echo "@LISTENING"; wait $p' % (t, cmd))
+                    '! rdma res show cm_id | grep -q %s; do sleep 0.1; '
+                    'i=$((i+1)); done; echo "@LISTENING"; wait $p'
+                    % (t, cmd, sc['ready']))
         cmd = '%s -d rxe0 %s' % (sc['prog'], ' '.join(sc['args']))
         if host:
             cmd += ' ' + host
@@ -364,6 +365,8 @@ class Scenario:
             self.check_cm()
         if 'cnp' in sc['expect']:
             self.check_cnp()
+        if 'mcast' in sc['expect']:
+            self.check_mcast()
         if sc['mode'] == 'hostnic':
             # the path the port took, as sroce-stat names the port
             try:
@@ -666,6 +669,32 @@ class Scenario:
                                  (sorted(names), sorted(want)))
         else:
             self.notes.append('CM: ' + ' '.join(sorted(names)))
+
+    def check_mcast(self):
+        """The datagrams went to the group (QPN 0xFFFFFF), and sroce
+        reported its membership with an IGMPv2 report and a leave that
+        tshark decodes (its own capture: the bridge's starts after the
+        join; the lab's bridge does no snooping, nothing else shows it)."""
+        rows = getattr(self, 'tshark_rows', [])
+        sender = HOST_IP if self.sc['role'] == 'client' else GUEST_IP
+        grams = [x for x in rows if x[1] == '4791' and x[12] == sender and
+                 x[2] in ('100', '101')]
+        if len(grams) < 20:
+            self.problems.append('multicast: %d datagrams from %s on the '
+                                 'bridge, want 20' % (len(grams), sender))
+        r = run(['tshark', '-n', '-r', self.path('sroce.pcap'), '-Y', 'igmp',
+                 '-T', 'fields', '-e', 'ip.src', '-e', 'igmp.type',
+                 '-e', 'igmp.maddr', '-e', '_ws.malformed'], timeout=60)
+        igmp = [l.split('\t') for l in r.stdout.splitlines()]
+        ours = [x for x in igmp if x[0] == HOST_IP]
+        if any(len(x) > 3 and x[3] for x in ours):
+            self.problems.append('IGMP from sroce: malformed')
+        for t, what in (('0x16', 'v2 report'), ('0x17', 'leave')):
+            if not any(x[1] == t and x[2] == MCAST_GROUP for x in ours):
+                self.problems.append('IGMP: no %s for %s from sroce: %s'
+                                     % (what, MCAST_GROUP, ours))
+        self.notes.append('multicast: %d datagrams, IGMP from sroce %s' %
+                          (len(grams), ' '.join(sorted(set(x[1] for x in ours)))))
 
     def line(self):
         sc = self.sc

@@ -13,6 +13,8 @@ SIZES = [2, 64, KiB, KiB + 1, 4 * KiB, MiB]   # 1 KiB = one path MTU
 UD_SIZES = [2, 64, KiB]                        # a UD message is one packet
 
 
+MCAST_GROUP = '239.83.82.1'
+
 def size_text(s):
     if s >= MiB and s % MiB == 0:
         return '%d MiB' % (s // MiB)
@@ -55,14 +57,15 @@ def scenarios():
 
     def add(group, name, prog, args, kind, roles=('server', 'client'),
             mode='kernel', faults=(), expect=(), timeout=120, cm=None,
-            conf=(), sroce_prog=None, kill=None):
+            conf=(), sroce_prog=None, kill=None, ready='LISTEN'):
         for role in roles:
             out.append(dict(group=group, name='%s/%s' % (name, role),
                             prog=prog, args=list(args), kind=kind,
                             role=role, mode=mode, faults=list(faults),
                             expect=list(expect), timeout=timeout,
                             what=name, cm=cm, conf=list(conf),
-                            sroce_prog=sroce_prog, kill=kill))
+                            sroce_prog=sroce_prog, kill=kill,
+                            ready=ready))
 
     # ibv_*_pingpong, -c: verify the received buffers.
     for prog, size in (('ibv_rc_pingpong', 4096), ('ibv_ud_pingpong', 1024)):
@@ -156,6 +159,15 @@ def scenarios():
     add('rdmacm', 'cm-udaddy', 'udaddy', [], 'cm', expect=['cm'],
         cm=(['-c', '2', '-C', '10'], ['-s', '{peer}', '-c', '2', '-C', '10'],
             r'return status 0'))
+    # UD multicast: mckey joins 239.83.82.1 on both sides (the kernel's
+    # rdma_cm on RoCEv2 does IPv4 groups only); the client sends 20
+    # datagrams to the group's QPN 0xFFFFFF, the server exits only once all
+    # arrived.  A guest server has no listener: it is ready once its id
+    # exists (and mckey waits 3 s after joining before it sends).
+    add('rdmacm', 'cm-mckey', 'mckey', [], 'cm', expect=['mcast'],
+        cm=(['-m', MCAST_GROUP, '-b', '{me}', '-C', '20'],
+            ['-m', MCAST_GROUP, '-b', '{me}', '-C', '20', '-s'],
+            r'return status 0'), ready='mckey')
     # An ND2 program on sroce (tests/nd2/nd2_cm.c: IND2Connector and
     # IND2Listener over the device's CM, no librdmacm) against Linux's
     # rdma_client / rdma_server on the kernel's rdma_cm (port 7471): 16

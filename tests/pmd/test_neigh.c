@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_neigh.c — neighbour cache, ARP and ND on crafted frames, and the
- * receive classification.
+ * test_neigh.c — neighbour cache, ARP and ND on crafted frames, IGMP and
+ * MLD membership messages, and the receive classification.
  */
 #include <errno.h>
 #include <string.h>
@@ -9,6 +9,7 @@
 #include "arp.h"
 #include "classify.h"
 #include "gid.h"
+#include "igmp.h"
 #include "nd.h"
 #include "neigh.h"
 #include "sr_check.h"
@@ -228,6 +229,157 @@ START_TEST(test_classify_drops)
 }
 END_TEST
 
+static const uint8_t group4[16] = { [10] = 0xff, [11] = 0xff,
+				     239, 0x83, 82, 1 };
+static const uint8_t group6[16] = { 0xff, 0x0e, [12] = 0x53, 0x52, 0, 1 };
+
+START_TEST(test_igmp_report_leave)
+{
+	uint8_t fr[SR_IGMP_FRAME_MAX], g[16];
+	const uint8_t *ip = fr + 14, *igmp = fr + 14 + 24;
+	struct sr_frame f;
+	unsigned int why;
+	int n;
+
+	n = sr_igmp_build(fr, &self, group4, true);
+	ck_assert_int_eq(n, 60);
+	/* to the group's MAC: 01:00:5e and its low 23 bits (0x83 -> 0x03) */
+	ck_assert_mem_eq(fr, ((uint8_t[]){ 0x01, 0, 0x5e, 0x03, 82, 1 }), 6);
+	ck_assert_mem_eq(fr + 6, self.mac, 6);
+	ck_assert_uint_eq(ip[0], 0x46);                 /* with an option */
+	ck_assert_uint_eq(ip[8], 1);                    /* TTL 1 */
+	ck_assert_uint_eq(ip[9], SR_IPPROTO_IGMP);
+	ck_assert_mem_eq(ip + 12, self.ipv4, 4);
+	ck_assert_mem_eq(ip + 16, group4 + 12, 4);
+	ck_assert_mem_eq(ip + 20, ((uint8_t[]){ 0x94, 4, 0, 0 }), 4);
+	ck_assert_uint_eq(sr_csum_fold(sr_csum_add(0, ip, 24)), 0);
+	ck_assert_uint_eq(igmp[0], 0x16);               /* v2 report */
+	ck_assert_mem_eq(igmp + 4, group4 + 12, 4);
+	ck_assert_uint_eq(sr_csum_fold(sr_csum_add(0, igmp, 8)), 0);
+	/* a peer classifies it as IGMP and sees no query in it */
+	ck_assert_int_eq(sr_rx_classify(&peer, fr, (uint32_t)n, &f, &why),
+			 SR_RX_IGMP);
+	ck_assert_int_eq(sr_igmp_query(fr, (uint32_t)n, &f, g), 0);
+	/* a leave goes to all routers, naming the group */
+	n = sr_igmp_build(fr, &self, group4, false);
+	ck_assert_int_eq(n, 60);
+	ck_assert_mem_eq(fr, ((uint8_t[]){ 0x01, 0, 0x5e, 0, 0, 2 }), 6);
+	ck_assert_mem_eq(ip + 16, ((uint8_t[]){ 224, 0, 0, 2 }), 4);
+	ck_assert_uint_eq(igmp[0], 0x17);
+	ck_assert_mem_eq(igmp + 4, group4 + 12, 4);
+	ck_assert_uint_eq(sr_csum_fold(sr_csum_add(0, igmp, 8)), 0);
+	/* not multicast, or no address of the family */
+	ck_assert_int_eq(sr_igmp_build(fr, &self, peer.ipv6[1], true), -EINVAL);
+	memcpy(g, group4, 16);
+	g[12] = 10;
+	ck_assert_int_eq(sr_igmp_build(fr, &self, g, true), -EINVAL);
+	self.has_ipv4 = false;
+	ck_assert_int_eq(sr_igmp_build(fr, &self, group4, true), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_mld_report_done)
+{
+	uint8_t fr[SR_IGMP_FRAME_MAX], tail[8] = { 0 };
+	const uint8_t *ip = fr + 14, *hbh = ip + 40, *mld = hbh + 8;
+	uint32_t sum;
+	int n;
+
+	n = sr_igmp_build(fr, &self, group6, true);
+	ck_assert_int_eq(n, 14 + 40 + 8 + 24);
+	ck_assert_mem_eq(fr, ((uint8_t[]){ 0x33, 0x33, 0x53, 0x52, 0, 1 }), 6);
+	ck_assert_uint_eq(ip[6], 0);                    /* hop-by-hop first */
+	ck_assert_uint_eq(ip[7], 1);                    /* hop limit 1 */
+	ck_assert_mem_eq(ip + 8, self.ipv6[0], 16);     /* link-local */
+	ck_assert_mem_eq(ip + 24, group6, 16);
+	ck_assert_uint_eq(sr_get_be16(ip + 4), 8 + 24);
+	ck_assert_uint_eq(hbh[0], 58);
+	ck_assert_mem_eq(hbh + 2, ((uint8_t[]){ 5, 2, 0, 0 }), 4); /* MLD alert */
+	ck_assert_uint_eq(mld[0], 131);
+	ck_assert_mem_eq(mld + 8, group6, 16);
+	sr_put_be32(tail, 24);
+	tail[7] = 58;
+	sum = sr_csum_add(0, ip + 8, 32);
+	sum = sr_csum_add(sum, tail, 8);
+	sum = sr_csum_add(sum, mld, 24);
+	ck_assert_uint_eq(sr_csum_fold(sum), 0);
+	n = sr_igmp_build(fr, &self, group6, false);
+	ck_assert_uint_eq(mld[0], 132);                 /* done ... */
+	ck_assert_mem_eq(ip + 24, ((uint8_t[]){ 0xff, 2, [15] = 2 }), 16);
+	self.n_ipv6 = 0;
+	ck_assert_int_eq(sr_igmp_build(fr, &self, group6, true), -EINVAL);
+}
+END_TEST
+
+/* An IGMP query from 10.0.0.2 (v2: 8 bytes; v3: 12 and more). */
+static uint32_t igmp_query(uint8_t *fr, const uint8_t group[4], uint32_t len)
+{
+	uint8_t *ip = fr + 14, *q = ip + 20;
+
+	memset(fr, 0, 128);
+	memcpy(fr, ((uint8_t[]){ 0x01, 0, 0x5e, 0, 0, 1 }), 6);
+	memcpy(fr + 6, peer.mac, 6);
+	sr_put_be16(fr + 12, 0x0800);
+	ip[0] = 0x45;
+	sr_put_be16(ip + 2, (uint16_t)(20 + len));
+	ip[8] = 1;
+	ip[9] = 2;
+	memcpy(ip + 12, peer.ipv4, 4);
+	memcpy(ip + 16, ((uint8_t[]){ 224, 0, 0, 1 }), 4);
+	sr_put_be16(ip + 10, sr_csum_fold(sr_csum_add(0, ip, 20)));
+	q[0] = 0x11;
+	q[1] = 100;
+	memcpy(q + 4, group, 4);
+	sr_put_be16(q + 2, sr_csum_fold(sr_csum_add(0, q, len)));
+	return 14 + 20 + (len < 26 ? 26 : len);
+}
+
+START_TEST(test_igmp_query)
+{
+	static const uint8_t any[4];
+	uint8_t fr[128], g[16];
+	struct sr_frame f;
+	unsigned int why;
+	uint32_t len;
+
+	len = igmp_query(fr, any, 8);
+	ck_assert_int_eq(sr_rx_classify(&self, fr, len, &f, &why), SR_RX_IGMP);
+	ck_assert_int_eq(sr_igmp_query(fr, len, &f, g), 1);
+	len = igmp_query(fr, group4 + 12, 12);           /* v3, one group */
+	ck_assert_int_eq(sr_rx_classify(&self, fr, len, &f, &why), SR_RX_IGMP);
+	ck_assert_int_eq(sr_igmp_query(fr, len, &f, g), 2);
+	ck_assert_mem_eq(g, group4, 16);
+	/* hostile: a wrong checksum, a length past the frame, a short one */
+	fr[14 + 20 + 1] ^= 1;
+	ck_assert_int_eq(sr_igmp_query(fr, len, &f, g), -EINVAL);
+	len = igmp_query(fr, any, 8);
+	sr_put_be16(fr + 14 + 2, 200);
+	ck_assert_int_eq(sr_igmp_query(fr, len, &f, g), -EINVAL);
+	len = igmp_query(fr, any, 8);
+	sr_put_be16(fr + 14 + 2, 20 + 4);
+	ck_assert_int_eq(sr_igmp_query(fr, len, &f, g), -EINVAL);
+}
+END_TEST
+
+/* RoCEv2 to a group passes the address check; the transport decides. */
+START_TEST(test_classify_multicast)
+{
+	static const uint8_t grp[4] = { 239, 0x83, 82, 1 };
+	uint8_t fr[128], mac[6] = { 0x01, 0, 0x5e, 0x03, 82, 1 };
+	struct sr_frame f;
+	unsigned int why = 0;
+	uint32_t len;
+
+	len = sr_frame_put_udp4(fr, mac, peer.mac, 0, peer.ipv4, grp, 1000,
+				12 + 4 + 8) + 24;
+	ck_assert_int_eq(sr_rx_classify(&self, fr, len, &f, &why), SR_RX_ROCE);
+	/* a unicast IP not ours is still dropped, multicast MAC or not */
+	fr[14 + 16] = 10;
+	ck_assert_int_eq(sr_rx_classify(&self, fr, len, &f, &why), SR_RX_DROP);
+	ck_assert_uint_eq(why, SR_CTR_DROP_IP);
+}
+END_TEST
+
 static Suite *neigh_suite(void)
 {
 	Suite *s = suite_create("pmd/neigh");
@@ -241,6 +393,10 @@ static Suite *neigh_suite(void)
 	tcase_add_test(tc, test_nd_ns_na);
 	tcase_add_test(tc, test_nd_bad_checksum_and_foreign);
 	tcase_add_test(tc, test_classify_drops);
+	tcase_add_test(tc, test_igmp_report_leave);
+	tcase_add_test(tc, test_mld_report_done);
+	tcase_add_test(tc, test_igmp_query);
+	tcase_add_test(tc, test_classify_multicast);
 	suite_add_tcase(s, tc);
 	return s;
 }
