@@ -178,6 +178,26 @@ void sr_dev_igmp_input(struct sr_pmd_dev *dev, const uint8_t *frame,
 	free(answer);
 }
 
+bool sr_dev_mcast_joined(struct sr_pmd_dev *dev, const uint8_t *frame,
+			 uint32_t len)
+{
+	uint8_t gid[16] = { [10] = 0xff, [11] = 0xff };
+	struct sr_frame f;
+	bool found = false;
+
+	if (!sr_frame_layout(frame, len, &f) || !sr_frame_is_roce(frame, &f))
+		return false;
+	if (f.ip_version == 6)
+		memcpy(gid, frame + f.l3 + 24, 16);
+	else
+		memcpy(gid + 12, frame + f.l3 + 16, 4);
+	rte_spinlock_lock(&dev->mc_lock);
+	for (uint32_t i = 0; i < dev->n_mc && !found; i++)
+		found = memcmp(dev->mc[i].gid, gid, 16) == 0;
+	rte_spinlock_unlock(&dev->mc_lock);
+	return found;
+}
+
 void sr_dev_mcast_fini(struct sr_pmd_dev *dev)
 {
 	if (dev->mc == NULL)

@@ -202,6 +202,21 @@ static bool sr_rxtx_emit(struct sr_pmd_lane *l, struct rte_mbuf *m)
 	if (dev->cap)
 		sr_rxtx_capture(dev, m);
 	/*
+	 * A datagram to a group this device joined goes out and, as on an
+	 * RNIC, to the device's own QPs of the group too.
+	 */
+	if ((rte_pktmbuf_mtod(m, const uint8_t *)[0] & 1) && dev->n_mc &&
+	    sr_dev_mcast_joined(dev, rte_pktmbuf_mtod(m, const uint8_t *),
+				m->data_len)) {
+		struct rte_mbuf *copy = rte_pktmbuf_copy(m, dev->pool, 0,
+							 UINT32_MAX);
+
+		if (copy == NULL || rte_ring_mp_enqueue(dev->loop_ring, copy)) {
+			rte_pktmbuf_free(copy);
+			sr_stats_add(dev->stats, SR_CTR_TX_FULL, 1);
+		}
+	}
+	/*
 	 * A frame to our own MAC (a QP talking to a QP of the same device)
 	 * never reaches the port: it comes back in at the next receive.
 	 */

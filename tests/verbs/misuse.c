@@ -16,6 +16,11 @@
  *   posts_unpolled    WRITEs posted behind others land while the consumer
  *                     makes no verbs call (the shim's helper sends them)
  *   two_contexts      the same between QPs of two contexts of one device
+ *   mcast             ibv_attach_mcast/ibv_detach_mcast: the device's
+ *                     limits, the documented errors, and a datagram to a
+ *                     group one of the context's QPs joined arrives there
+ *                     (a device's own members get its multicast, as on
+ *                     an RNIC)
  * Exit 0 when all pass; each check prints one line.
  */
 #include <errno.h>
@@ -659,6 +664,79 @@ static void check_cq_event_eintr(struct env *e)
 	ibv_destroy_comp_channel(ch);
 }
 
+static void check_mcast(struct env *e)
+{
+	union ibv_gid g = { .raw = { [10] = 0xff, [11] = 0xff, 239, 1, 2, 3 } };
+	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1,
+				  .grh = { .dgid = g, .sgid_index = GID_INDEX,
+					   .hop_limit = 64 } };
+	struct ibv_sge rs = { .addr = (uintptr_t)e->buf + 2048, .length = 1024,
+			      .lkey = e->mr->lkey };
+	struct ibv_recv_wr rwr = { .wr_id = 7, .sg_list = &rs, .num_sge = 1 },
+			   *rbad;
+	struct ibv_sge ss = { .addr = (uintptr_t)e->buf, .length = 64,
+			      .lkey = e->mr->lkey };
+	struct ibv_send_wr swr = {
+		.wr_id = 8, .sg_list = &ss, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+		.wr.ud = { .remote_qpn = 0xffffff, .remote_qkey = 0x11111111 },
+	}, *sbad;
+	struct ibv_device_attr da;
+	struct ibv_cq *cq = ibv_create_cq(e->ctx, 16, NULL, NULL, 0);
+	struct ibv_qp *qa = cq ? make_qp(e, IBV_QPT_UD, cq, 4) : NULL;
+	struct ibv_qp *qb = cq ? make_qp(e, IBV_QPT_UD, cq, 4) : NULL;
+	struct ibv_qp *rc = cq ? make_qp(e, IBV_QPT_RC, cq, 4) : NULL;
+	struct ibv_ah *ah = NULL;
+	struct ibv_wc wc;
+	int recvd = 0, sent = 0, ok = 1;
+	const char *why = NULL;
+
+	if (!qa || !qb || !rc || ud_up(qa) || ud_up(qb) ||
+	    ibv_query_device(e->ctx, &da)) {
+		report("mcast", 0, "setup failed");
+		goto out;
+	}
+	if (da.max_mcast_grp < 1 || da.max_mcast_qp_attach < 1 ||
+	    da.max_total_mcast_qp_attach < da.max_mcast_qp_attach)
+		ok = 0, why = "no multicast limits in ibv_query_device";
+	if (ibv_attach_mcast(qb, &g, 0) || ibv_attach_mcast(qb, &g, 0))
+		ok = 0, why = "attach refused";
+	if (ibv_attach_mcast(rc, &g, 0) != EINVAL ||
+	    ibv_attach_mcast(qb, &e->gid, 0) != EINVAL ||
+	    ibv_attach_mcast(qb, NULL, 0) != EINVAL)
+		ok = 0, why = "an RC QP, a unicast GID or none: not EINVAL";
+	ah = ibv_create_ah(e->pd, &aa);
+	swr.wr.ud.ah = ah;
+	memset(e->buf + 2048, 0, 1024);
+	snprintf((char *)e->buf, 64, "to the group, and back to its member");
+	if (!ah || ibv_post_recv(qb, &rwr, &rbad) ||
+	    ibv_post_send(qa, &swr, &sbad)) {
+		report("mcast", 0, "post failed");
+		goto out;
+	}
+	while ((!recvd || !sent) && poll_one(cq, &wc, 5)) {
+		if (wc.status != IBV_WC_SUCCESS)
+			break;
+		recvd |= wc.wr_id == 7 && wc.qp_num == qb->qp_num &&
+			 wc.src_qp == qa->qp_num && wc.byte_len == 64 + 40;
+		sent |= wc.wr_id == 8;
+	}
+	if (!recvd || memcmp(e->buf + 2048 + 40, e->buf, 64) != 0 ||
+	    memcmp(e->buf + 2048 + 36, g.raw + 12, 4) != 0)
+		ok = 0, why = "the datagram did not reach the group's QP";
+	if (ibv_detach_mcast(qb, &g, 0) || ibv_detach_mcast(qb, &g, 0) != EINVAL)
+		ok = 0, why = "detach, or detach twice: not 0 then EINVAL";
+	/* destroyed while attached: it leaves the group */
+	if (ibv_attach_mcast(qb, &g, 0) || ibv_destroy_qp(qb))
+		ok = 0, why = "destroy while attached";
+	qb = NULL;
+	report("mcast", ok, why);
+out:
+	if (rc)
+		ibv_destroy_qp(rc);
+	drop(ah, qa, qb, cq);
+}
+
 static int check_reopen(struct ibv_device *dev, uint8_t *buf)
 {
 	for (int round = 0; round < 3; round++) {
@@ -723,6 +801,7 @@ int main(void)
 	check_zero_sized_queues(&e);
 	check_cq_sizes(&e);
 	check_cq_event_eintr(&e);
+	check_mcast(&e);
 	ibv_dereg_mr(e.mr);
 	ibv_dealloc_pd(e.pd);
 	ibv_close_device(e.ctx);
