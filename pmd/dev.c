@@ -414,6 +414,12 @@ void sr_pmd_dev_destroy(struct sr_pmd_dev *dev)
 	free(dev);
 }
 
+void sr_pmd_dev_exit(struct sr_pmd_dev *dev)
+{
+	if (dev != NULL)
+		sr_host_exit(dev);
+}
+
 static int sr_pmd_daemon_peer(void *ctx, uint32_t qpn, const uint8_t dgid[16],
 			      uint32_t dqpn, bool on)
 {

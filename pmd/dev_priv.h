@@ -194,6 +194,9 @@ void sr_dev_igmp_input(struct sr_pmd_dev *dev, const uint8_t *frame,
 /* mcast.c: is a frame a RoCEv2 datagram to a group the device joined? */
 bool sr_dev_mcast_joined(struct sr_pmd_dev *dev, const uint8_t *frame,
 			 uint32_t len);
+/* mcast.c: the groups joined (up to max), their number. */
+uint32_t sr_dev_mcast_groups(struct sr_pmd_dev *dev, uint8_t (*gid)[16],
+			     uint32_t max);
 /* mcast.c: leave every group (the device goes). */
 void sr_dev_mcast_fini(struct sr_pmd_dev *dev);
 /* dev.c: a built frame out of the port from any thread (lane 0). */

@@ -10,6 +10,7 @@
 #include <linux/if_packet.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include "dev_priv.h"
 #include "hostnic.h"
 #include "netlink.h"
+#include "qp/mcast.h"
 #include "xdp.h"
 
 #define SR_HOST_POLL_NS (5ull * 1000 * 1000)   /* address changes */
@@ -430,6 +432,20 @@ int sr_host_open(struct sr_pmd_dev *dev, char *err, size_t errlen)
 	return sr_host_port_packet(dev, h, err, errlen);
 }
 
+void sr_host_exit(struct sr_pmd_dev *dev)
+{
+	struct sr_host *h = dev->host;
+	char why[SR_CONFIG_ERR_MAX];
+
+	if (h == NULL)
+		return;
+	if (h->xdp)
+		sr_xdp_detach_ours(h->ifindex, why, sizeof(why));
+	if (h->nft)
+		sr_host_nft_del(h);
+	h->nft = false;
+}
+
 void sr_host_close(struct sr_pmd_dev *dev)
 {
 	struct sr_host *h = dev->host;
@@ -481,18 +497,28 @@ static int sr_host_read_addrs(struct sr_pmd_dev *dev, struct sr_gid_table *t,
 	return 0;
 }
 
-/* The XDP program's view of our addresses: those of the GID table. */
-static void sr_host_xdp_addrs(struct sr_pmd_dev *dev)
+/* The XDP program's view of our addresses: those of the GID table and
+ * the multicast groups our QPs joined (mcast.c). */
+void sr_host_xdp_addrs(struct sr_pmd_dev *dev)
 {
-	uint8_t ip[SR_GID_TABLE_MAX][16];
+	/* lane 0 (address changes) and joining threads: one writer at once */
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	uint8_t (*ip)[16];
 	uint32_t n = 0;
 
-	if (!dev->host->xdp)
+	if (dev->host == NULL || !dev->host->xdp)
+		return;
+	ip = malloc((SR_GID_TABLE_MAX + SR_MAX_MCAST_GRP) * sizeof(*ip));
+	if (ip == NULL)
 		return;
 	for (uint32_t i = 0; i < dev->gids.n; i++)
 		if (dev->gids.entry[i].valid)
 			memcpy(ip[n++], dev->gids.entry[i].gid, 16);
+	n += sr_dev_mcast_groups(dev, ip + n, SR_MAX_MCAST_GRP);
+	pthread_mutex_lock(&lock);
 	sr_xdp_addrs_set(dev->host->ifindex, (const uint8_t(*)[16])ip, n);
+	pthread_mutex_unlock(&lock);
+	free(ip);
 }
 
 int sr_host_addresses(struct sr_pmd_dev *dev)

@@ -51,8 +51,18 @@ int sr_host_addresses(struct sr_pmd_dev *dev);
  */
 void sr_host_close(struct sr_pmd_dev *dev);
 
+/*
+ * The process exits with the device open (sr_pmd_dev_exit): take off the
+ * interface what would outlive it, the XDP program and the nftables
+ * table; the rest goes with the process.
+ */
+void sr_host_exit(struct sr_pmd_dev *dev);
+
 /* Lane 0, every few ms: follow address changes (GIDs). */
 void sr_host_poll(struct sr_pmd_dev *dev, uint64_t now_ns);
+
+/* Tell the XDP program our addresses and groups again (mcast.c). */
+void sr_host_xdp_addrs(struct sr_pmd_dev *dev);
 
 /* The interface's index (multicast memberships, mcast.c). */
 int sr_host_ifindex(const struct sr_pmd_dev *dev);

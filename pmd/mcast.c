@@ -67,6 +67,23 @@ static int sr_mcast_kernel_join(struct sr_pmd_dev *dev, const uint8_t gid[16])
 	return fd;
 }
 
+static void sr_mcast_xdp_cb(void *arg)
+{
+	sr_host_xdp_addrs(arg);
+}
+
+/* A host NIC's XDP program learns the groups on lane 0, where the GID
+ * table it also reads changes. */
+static void sr_mcast_xdp_update(struct sr_pmd_dev *dev)
+{
+	if (dev->host == NULL)
+		return;
+	if (sr_pmd_engine_call(dev, sr_mcast_xdp_cb, dev) != 0)
+		sr_host_xdp_addrs(dev);
+	else
+		(void)sr_pmd_engine_sync(dev, SR_MCAST_LEAVE_SYNC_MS);
+}
+
 static bool sr_mcast_reports(const struct sr_pmd_dev *dev)
 {
 	return dev->host == NULL && !dev->memif && !dev->cfg.has_gw;
@@ -118,6 +135,7 @@ int sr_pmd_mcast(struct sr_pmd_dev *dev, const uint8_t gid[16], bool join)
 			close(mc->fd);     /* the kernel leaves the group */
 		*mc = dev->mc[--dev->n_mc];
 		rte_spinlock_unlock(&dev->mc_lock);
+		sr_mcast_xdp_update(dev);
 		if (sr_mcast_reports(dev)) {
 			sr_mcast_report(dev, gid, false);
 			/* a program leaves right before it exits (mckey) */
@@ -137,6 +155,7 @@ int sr_pmd_mcast(struct sr_pmd_dev *dev, const uint8_t gid[16], bool join)
 	memcpy(mc->gid, gid, 16);
 	mc->fd = fd;
 	rte_spinlock_unlock(&dev->mc_lock);
+	sr_mcast_xdp_update(dev);         /* the XDP program lets it through */
 	if (sr_mcast_reports(dev))
 		sr_mcast_report(dev, gid, true);
 	return 0;
@@ -176,6 +195,18 @@ void sr_dev_igmp_input(struct sr_pmd_dev *dev, const uint8_t *frame,
 	for (uint32_t i = 0; i < n; i++)
 		sr_mcast_report(dev, answer[i], true);
 	free(answer);
+}
+
+uint32_t sr_dev_mcast_groups(struct sr_pmd_dev *dev, uint8_t (*gid)[16],
+			     uint32_t max)
+{
+	uint32_t n = 0;
+
+	rte_spinlock_lock(&dev->mc_lock);
+	for (; n < dev->n_mc && n < max; n++)
+		memcpy(gid[n], dev->mc[n].gid, 16);
+	rte_spinlock_unlock(&dev->mc_lock);
+	return n;
 }
 
 bool sr_dev_mcast_joined(struct sr_pmd_dev *dev, const uint8_t *frame,

@@ -60,6 +60,14 @@ int sr_pmd_dev_create(const struct sr_pmd_config *cfg, int lock_fd,
 /* Stop the engine, the port, close capture and stats.  Accepts NULL. */
 void sr_pmd_dev_destroy(struct sr_pmd_dev *dev);
 
+/*
+ * The process exits while the device is still in use (a program that
+ * never closed its contexts, or whose threads still run): leave nothing
+ * on the host that outlives it (a host NIC's XDP program and nftables
+ * table), without tearing down what the threads may still touch.
+ */
+void sr_pmd_dev_exit(struct sr_pmd_dev *dev);
+
 /* The link ops (lib/core/link.h) and the link handle to pass with them. */
 const struct sr_link_ops *sr_pmd_link_ops(void);
 void *sr_pmd_link(struct sr_pmd_dev *dev);

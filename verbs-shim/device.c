@@ -405,6 +405,10 @@ __attribute__((destructor)) static void sr_ibv_fini(void)
 		if (rt->refs == 0 && rt->pmd != NULL) {
 			sr_pmd_dev_destroy(rt->pmd);
 			rt->pmd = NULL;
+		} else if (rt->pmd != NULL) {
+			/* still open (librdmacm's contexts, say): nothing of
+			 * ours may stay on a host NIC after the process */
+			sr_pmd_dev_exit(rt->pmd);
 		}
 	}
 }

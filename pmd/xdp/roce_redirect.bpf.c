@@ -4,14 +4,16 @@
  * shares with the kernel (port = iface:NAME, pmd/CONFIG.md).  It hands
  * sroce's AF_XDP sockets only RoCEv2 frames addressed to this host:
  *   Ethernet, untagged or with one 802.1Q tag, unicast destination MAC
- *   (the NIC's own filter made it ours; broadcast and multicast are the
- *   kernel's: ARP, ND, everything else), then
+ *   (the NIC's own filter made it ours), or a multicast one when the IP
+ *   destination is a multicast group (broadcast and every other multicast
+ *   frame are the kernel's: ARP, ND, IGMP, ...), then
  *   IPv4 (any header length, not a fragment) or IPv6 (UDP as the first
  *   next header: RoCEv2 sends no extension headers), then
  *   UDP destination port 4791,
  *   and an IP destination in sroce_addrs when user space has filled it
- *   (pmd/xdp.c writes the interface's addresses there; while it is empty,
- *   every such frame counts as ours).
+ *   (pmd/xdp.c writes the interface's addresses there, and the groups
+ *   sroce's QPs joined; while it is empty, every such frame counts as
+ *   ours).
  * Everything else is XDP_PASS: the kernel's traffic is never touched.
  *
  * DPDK's net_af_xdp (22.11) loads it from the xdp_prog= devarg, finds the
@@ -34,7 +36,7 @@
 #include <bpf/bpf_helpers.h>
 
 #define SR_XDP_QUEUES_MAX 64
-#define SR_XDP_ADDRS_MAX 64
+#define SR_XDP_ADDRS_MAX 512     /* addresses and multicast groups */
 #define SR_ROCE_PORT 4791
 #define SR_VLAN_HLEN 4
 
@@ -91,10 +93,12 @@ int sroce_redirect(struct xdp_md *ctx)
 	struct in6_addr dst = {};
 	struct udphdr *udp;
 	__u16 proto;
+	int group;
 	void *l3;
 
-	if ((void *)(eth + 1) > end || (eth->h_dest[0] & 1))
+	if ((void *)(eth + 1) > end)
 		return XDP_PASS;
+	group = eth->h_dest[0] & 1;
 	proto = eth->h_proto;
 	l3 = eth + 1;
 	if (proto == bpf_htons(ETH_P_8021Q)) {
@@ -125,6 +129,10 @@ int sroce_redirect(struct xdp_md *ctx)
 		return XDP_PASS;
 	}
 	if ((void *)(udp + 1) > end || udp->dest != bpf_htons(SR_ROCE_PORT))
+		return XDP_PASS;
+	/* a multicast MAC carries only a group's datagrams to us */
+	if (group && dst.s6_addr[0] != 0xff &&
+	    !(dst.s6_addr[10] == 0xff && (dst.s6_addr[12] & 0xf0) == 0xe0))
 		return XDP_PASS;
 	if (!sr_addr_ours(&dst)) {
 		sr_count(1);

@@ -26,6 +26,11 @@
 #   vlan       sroce's RoCEv2 on VLAN 7 (vlan = 7) beside the kernel's
 #              untagged traffic, on AF_XDP then af_packet: RDMA works and
 #              the frames on the veth are tagged 7, priority 5
+#   mcast      Debian's mckey (UD multicast through the drop-in librdmacm,
+#              SROCE_LIBS) from B to a group A joined, on AF_XDP then
+#              af_packet: every datagram arrives, the kernel holds the
+#              group on A's interface while mckey runs (so the NIC's filter
+#              and IGMP snooping let it in), and lets it go after
 #   bad_input  an interface that does not exist, one that is down, a
 #              host NIC with a mac key: one line, nonzero exit, nothing
 #              attached
@@ -296,6 +301,35 @@ restart)
 		nothing_left $nsa $ia
 		nothing_left $nsb $ib
 		echo "$mode: restarted, and nothing left after a clean stop"
+	done
+	;;
+mcast)
+	command -v mckey >/dev/null || { echo "SKIP: no mckey"; exit 77; }
+	[ -n "${SROCE_LIBS:-}" ] || fail "SROCE_LIBS: the drop-in libraries"
+	pair_setup
+	grp=239.81.0.7
+	for mode in af_xdp af_packet; do
+		hn_conf a $ia "iface_mode = $mode" "iface_nft = yes"
+		hn_conf b $ib "iface_mode = $mode" "iface_nft = yes"
+		SROCE_CONFIG=$tmp/a.conf LD_LIBRARY_PATH=$SROCE_LIBS \
+			ip netns exec $nsa timeout 60 mckey -m $grp -b 10.81.0.1 \
+			-C 50 > "$tmp/mrecv.log" 2>&1 &
+		pids=$!
+		wait_for sh -c "ip -n $nsa maddr show dev $ia | grep -q $grp" ||
+			fail "$mode: the kernel never held $grp on $ia"
+		SROCE_CONFIG=$tmp/b.conf LD_LIBRARY_PATH=$SROCE_LIBS \
+			ip netns exec $nsb timeout 60 mckey -m $grp -b 10.81.0.2 \
+			-C 50 -s > "$tmp/msend.log" 2>&1 ||
+			fail "$mode: mckey sender: $(cat "$tmp/msend.log")"
+		wait $pids || fail "$mode: mckey receiver: $(grep -v '^sroce' "$tmp/mrecv.log")"
+		pids=""
+		grep -q "data transfers complete" "$tmp/mrecv.log" ||
+			fail "$mode: the receiver did not get every datagram"
+		ip -n $nsa maddr show dev $ia | grep -q $grp &&
+			fail "$mode: $grp still held on $ia after mckey left"
+		echo "ok: $mode: 50 datagrams to $grp from B reached A"
+		nothing_left $nsa $ia
+		nothing_left $nsb $ib
 	done
 	;;
 bad_input)
