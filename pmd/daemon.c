@@ -251,6 +251,17 @@ int sr_pmd_daemon_listen(int fd, uint64_t service_id, bool on)
 	return rc;
 }
 
+int sr_pmd_daemon_mcast(int fd, const uint8_t gid[16], bool on)
+{
+	struct srd_mcast_req req;
+	struct srd_hdr rep;
+
+	srd_hdr_init(&req.h, SRD_MCAST, sizeof(req));     /* zeroes req */
+	memcpy(req.gid, gid, 16);
+	req.on = on;
+	return sr_daemon_call(fd, &req, sizeof(req), &rep, sizeof(rep));
+}
+
 bool sr_pmd_daemon_alive(int fd)
 {
 	char c;

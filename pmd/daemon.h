@@ -75,6 +75,9 @@ int sr_pmd_daemon_qp_peer(int fd, uint32_t qpn, const uint8_t dgid[16],
  */
 int sr_pmd_daemon_listen(int fd, uint64_t service_id, bool on);
 
+/* The client's QPs joined (on) or left a multicast group (SRD_MCAST). */
+int sr_pmd_daemon_mcast(int fd, const uint8_t gid[16], bool on);
+
 /* Is the daemon still there (its end of fd open)?  Never blocks. */
 bool sr_pmd_daemon_alive(int fd);
 

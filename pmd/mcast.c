@@ -12,8 +12,10 @@
  *                           IPV6_JOIN_GROUP), so the kernel reports it,
  *                           answers the queries and opens the NIC's filter;
  *   the default memif link  point to point: nothing to tell;
- *   a client of sroced      the daemon's switch hands every client the
- *                           multicast datagrams; its QPs sort them out.
+ *   a client of sroced      the daemon owns the port: it is told
+ *                           (SRD_MCAST), switches the group's datagrams
+ *                           to its member clients and keeps the port's
+ *                           membership while any client is one.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -22,6 +24,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "daemon.h"
 #include "dev_priv.h"
 #include "hostnic.h"
 #include "igmp.h"
@@ -98,11 +101,88 @@ static void sr_mcast_report(struct sr_pmd_dev *dev, const uint8_t gid[16],
 			  SR_CTR_IGMP_TX);
 }
 
+/* The slot of gid, or dev->n_mc.  Caller holds mc_lock. */
+static uint32_t sr_mcast_find(const struct sr_pmd_dev *dev,
+			      const uint8_t gid[16])
+{
+	uint32_t i;
+
+	for (i = 0; i < dev->n_mc; i++)
+		if (memcmp(dev->mc[i].gid, gid, 16) == 0)
+			break;
+	return i;
+}
+
+/* Take gid out of the table; its kernel socket, if any, is closed. */
+static void sr_mcast_forget(struct sr_pmd_dev *dev, const uint8_t gid[16])
+{
+	int fd = -1;
+	uint32_t i;
+
+	rte_spinlock_lock(&dev->mc_lock);
+	i = sr_mcast_find(dev, gid);
+	if (i < dev->n_mc) {
+		fd = dev->mc[i].fd;
+		dev->mc[i] = dev->mc[--dev->n_mc];
+	}
+	rte_spinlock_unlock(&dev->mc_lock);
+	if (fd >= 0)
+		close(fd);               /* the kernel leaves the group */
+}
+
+static int sr_mcast_leave(struct sr_pmd_dev *dev, const uint8_t gid[16])
+{
+	sr_mcast_forget(dev, gid);
+	if (dev->cfg.has_gw)
+		return sr_pmd_daemon_mcast(dev->cfg.daemon_fd, gid, false);
+	sr_mcast_xdp_update(dev);
+	if (sr_mcast_reports(dev)) {
+		sr_mcast_report(dev, gid, false);
+		/* a program leaves right before it exits (mckey) */
+		(void)sr_pmd_engine_sync(dev, SR_MCAST_LEAVE_SYNC_MS);
+	}
+	return 0;
+}
+
+static int sr_mcast_join(struct sr_pmd_dev *dev, const uint8_t gid[16])
+{
+	uint32_t i;
+	int fd, rc;
+
+	if (dev->cfg.has_gw) {
+		/* the daemon owns the port: it switches the group to us */
+		rc = sr_pmd_daemon_mcast(dev->cfg.daemon_fd, gid, true);
+		if (rc)
+			sr_mcast_forget(dev, gid);
+		return rc;
+	}
+	if (dev->host != NULL) {
+		fd = sr_mcast_kernel_join(dev, gid);
+		if (fd < 0) {
+			/* the QPs stay attached; the network may not deliver */
+			sr_stats_add(dev->stats, SR_CTR_MCAST_JOIN_ERR, 1);
+		} else {
+			rte_spinlock_lock(&dev->mc_lock);
+			i = sr_mcast_find(dev, gid);
+			if (i < dev->n_mc) {
+				dev->mc[i].fd = fd;
+				fd = -1;
+			}
+			rte_spinlock_unlock(&dev->mc_lock);
+			if (fd >= 0)
+				close(fd);       /* left meanwhile */
+		}
+		sr_mcast_xdp_update(dev);   /* the XDP program lets it in */
+	}
+	if (sr_mcast_reports(dev))
+		sr_mcast_report(dev, gid, true);
+	return 0;
+}
+
 int sr_pmd_mcast(struct sr_pmd_dev *dev, const uint8_t gid[16], bool join)
 {
 	struct sr_pmd_mc *mc;
 	uint32_t i;
-	int fd = -1;
 
 	if (dev == NULL || gid == NULL || !sr_gid_is_mcast(gid))
 		return -EINVAL;
@@ -114,51 +194,20 @@ int sr_pmd_mcast(struct sr_pmd_dev *dev, const uint8_t gid[16], bool join)
 			return -ENOMEM;
 		}
 	}
-	for (i = 0; i < dev->n_mc; i++)
-		if (memcmp(dev->mc[i].gid, gid, 16) == 0)
-			break;
-	if (join && i < dev->n_mc) {
-		rte_spinlock_unlock(&dev->mc_lock);
-		return 0;
-	}
-	if (!join && i == dev->n_mc) {
-		rte_spinlock_unlock(&dev->mc_lock);
-		return -ENOENT;
-	}
-	if (join && dev->n_mc == SR_PMD_MC_MAX) {
-		rte_spinlock_unlock(&dev->mc_lock);
-		return -ENOMEM;
-	}
+	i = sr_mcast_find(dev, gid);
 	if (!join) {
-		mc = &dev->mc[i];
-		if (mc->fd >= 0)
-			close(mc->fd);     /* the kernel leaves the group */
-		*mc = dev->mc[--dev->n_mc];
 		rte_spinlock_unlock(&dev->mc_lock);
-		sr_mcast_xdp_update(dev);
-		if (sr_mcast_reports(dev)) {
-			sr_mcast_report(dev, gid, false);
-			/* a program leaves right before it exits (mckey) */
-			(void)sr_pmd_engine_sync(dev, SR_MCAST_LEAVE_SYNC_MS);
-		}
-		return 0;
+		return i < dev->n_mc ? sr_mcast_leave(dev, gid) : -ENOENT;
 	}
-	if (dev->host != NULL) {
-		fd = sr_mcast_kernel_join(dev, gid);
-		if (fd < 0) {
-			/* the QPs stay attached; the network may not deliver */
-			sr_stats_add(dev->stats, SR_CTR_MCAST_JOIN_ERR, 1);
-			fd = -1;
-		}
+	if (i < dev->n_mc || dev->n_mc == SR_PMD_MC_MAX) {
+		rte_spinlock_unlock(&dev->mc_lock);
+		return i < dev->n_mc ? 0 : -ENOMEM;
 	}
 	mc = &dev->mc[dev->n_mc++];
 	memcpy(mc->gid, gid, 16);
-	mc->fd = fd;
+	mc->fd = -1;
 	rte_spinlock_unlock(&dev->mc_lock);
-	sr_mcast_xdp_update(dev);         /* the XDP program lets it through */
-	if (sr_mcast_reports(dev))
-		sr_mcast_report(dev, gid, true);
-	return 0;
+	return sr_mcast_join(dev, gid);
 }
 
 void sr_dev_igmp_input(struct sr_pmd_dev *dev, const uint8_t *frame,

@@ -430,8 +430,12 @@ int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 		return EINVAL;
 	w = sr_qp_of(qp);
 	rc = sr_mcast_attach(w->qp, gid->raw);
-	if (rc == 1 && w->rt->pmd != NULL)
-		sr_pmd_mcast(w->rt->pmd, gid->raw, true);
+	if (rc == 1 && w->rt->pmd != NULL) {
+		/* the port, or sroced, must take it too */
+		rc = sr_pmd_mcast(w->rt->pmd, gid->raw, true);
+		if (rc < 0)
+			(void)sr_mcast_detach(w->qp, gid->raw);
+	}
 	return rc < 0 ? sr_ibv_err(rc) : 0;
 }
 

@@ -84,6 +84,7 @@ static void srd_client_drop(struct sroced *d, unsigned int slot,
 					(unsigned long long)st->dev[i]);
 	}
 	srd_listen_drop_client(d, c);
+	srd_mcast_drop_client(c);
 	/* as the kernel's CM for a process that exits: a DREQ to each peer */
 	n = srd_qp1_client_gone(c);
 	if (n > 0)
@@ -299,6 +300,16 @@ static int srd_request(struct sroced *d, struct srd_client *c,
 				c->id, (unsigned long long)l->service_id,
 				l->on ? "on" : "off", rc ? strerror(-rc) : "ok");
 		return srd_reply_err(c->fd, SRD_LISTEN, rc);
+	}
+	case SRD_MCAST: {
+		const struct srd_mcast_req *m = (const void *)msg;
+		int rc = srd_mcast_set(c, m->gid, m->on != 0);
+
+		if (d->verbose)
+			srd_log("client %u: multicast group %s: %s", c->id,
+				m->on ? "joined" : "left",
+				rc ? strerror(-rc) : "ok");
+		return srd_reply_err(c->fd, SRD_MCAST, rc);
 	}
 	default:
 		return -EPROTO;

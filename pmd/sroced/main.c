@@ -276,6 +276,7 @@ int main(int argc, char **argv)
 	srd_ctl_close(&d);
 	for (unsigned int i = 0; i < d.ndevs; i++) {
 		srd_qp1_close(&d.dev[i]);
+		srd_mcast_close(&d.dev[i]);
 		sr_pmd_dev_destroy(d.dev[i].pmd);
 	}
 	globfree(&gl);

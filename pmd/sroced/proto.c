@@ -36,6 +36,9 @@ static size_t srd_size(uint16_t type, int reply)
 	case SRD_LISTEN:
 		return reply ? sizeof(struct srd_hdr)
 			     : sizeof(struct srd_listen_req);
+	case SRD_MCAST:
+		return reply ? sizeof(struct srd_hdr)
+			     : sizeof(struct srd_mcast_req);
 	default:
 		return 0;
 	}
@@ -84,6 +87,10 @@ int srd_check(const void *msg, size_t len, int reply, uint16_t *type)
 	if (!reply && t == SRD_LISTEN &&
 	    (((const struct srd_listen_req *)msg)->on > 1 ||
 	     ((const struct srd_listen_req *)msg)->pad != 0))
+		return -EPROTO;
+	if (!reply && t == SRD_MCAST &&
+	    (((const struct srd_mcast_req *)msg)->on > 1 ||
+	     ((const struct srd_mcast_req *)msg)->pad != 0))
 		return -EPROTO;
 	if (reply) {
 		if (t == SRD_DEV_INFO && !srd_dev_info_ok(msg))

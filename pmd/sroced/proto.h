@@ -42,6 +42,7 @@ enum srd_type {
 	SRD_ATTACH = 3,
 	SRD_QP_PEER = 4,          /* an attached client's RC/UC QP's peer */
 	SRD_LISTEN = 5,           /* its CM listens on a service ID */
+	SRD_MCAST = 6,            /* its QPs joined / left a multicast group */
 	SRD_TYPE_MAX,
 	SRD_REPLY = 0x8000,       /* or'ed into the request's type */
 };
@@ -117,6 +118,21 @@ struct srd_qp_peer {
 struct srd_listen_req {
 	struct srd_hdr h;
 	uint64_t service_id;
+	uint32_t on;
+	uint32_t pad;
+};
+
+/*
+ * MCAST: the client's UD QPs joined the multicast group gid (on: its
+ * first QP attached) or left it (off: its last one went).  The daemon
+ * switches the group's datagrams to the client and keeps the device's
+ * membership on its port while any client is a member.  The reply is a
+ * bare header: 0, -EINVAL (not a multicast GID), -ENOENT (off: not a
+ * member), -ENOMEM, -EPERM (not attached).
+ */
+struct srd_mcast_req {
+	struct srd_hdr h;
+	uint8_t gid[16];
 	uint32_t on;
 	uint32_t pad;
 };

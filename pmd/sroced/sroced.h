@@ -51,6 +51,14 @@ struct srd_device {
 	struct sr_cm_watch *watch;      /* its clients' connections */
 	uint64_t watch_full_logged;     /* its 'full' count last logged */
 	uint64_t gsi_pub[4];            /* its counters last published */
+	struct srd_group *groups;       /* multicast groups of its clients */
+	uint32_t ngroups;
+};
+
+/* A multicast group some clients of a device joined (mcast.c). */
+struct srd_group {
+	uint8_t gid[16];
+	uint32_t members;               /* clients */
 };
 
 struct srd_client {
@@ -65,6 +73,8 @@ struct srd_client {
 	uint8_t gw_mac[6];              /* the channel's MAC on our side */
 	uint64_t forged;                /* also in the channel's counters */
 	struct srd_peers *peers;        /* its RC/UC QPs' peers (ATTACH) */
+	uint8_t (*groups)[16];          /* multicast groups it joined */
+	uint32_t ngroups;
 };
 
 struct srd_block {
@@ -135,6 +145,12 @@ bool srd_emit_client(const struct srd_client *c, const uint8_t *p,
 		     uint32_t len, const struct sr_frame *f);
 bool srd_emit_port(const struct srd_device *dv, const uint8_t *p,
 		   uint32_t len, const struct sr_frame *f, const uint8_t mac[6]);
+
+/* mcast.c: a client's multicast groups (SRD_MCAST) */
+int srd_mcast_set(struct srd_client *c, const uint8_t gid[16], bool on);
+bool srd_mcast_member(const struct srd_client *c, const uint8_t gid[16]);
+void srd_mcast_drop_client(struct srd_client *c);
+void srd_mcast_close(struct srd_device *dv);
 
 /* qp1.c */
 int srd_qp1_open(struct sroced *d, struct srd_device *dv);

@@ -20,6 +20,7 @@
 #include "counters.h"
 #include "frame.h"
 #include "gid.h"
+#include "qp/mcast.h"
 #include "sroced.h"
 #include "wire/hdr.h"
 #include "wire/opcode.h"
@@ -123,6 +124,33 @@ static void srd_to_client(struct srd_device *dv, struct sr_pmd_dev *counted,
 		sr_stats_add(sr_pmd_stats(counted), ok, 1);
 }
 
+/*
+ * A datagram to a multicast group: to each client of the device that
+ * joined it (the sender too, when it is one: an RNIC delivers a device's
+ * multicast to its own members).  False when the frame is no such
+ * datagram.
+ */
+static bool srd_to_members(struct srd_device *dv, struct sr_pmd_dev *counted,
+			   const uint8_t *p, uint32_t len,
+			   const struct sr_frame *f, enum sr_dev_counter ok)
+{
+	uint8_t gid[16];
+
+	if (sr_bth_dqpn(sr_frame_bth(p, f)) != SR_MCAST_QPN)
+		return false;
+	srd_frame_gid(p, f, true, gid);
+	if (!sr_gid_is_mcast(gid))
+		return false;
+	for (unsigned int i = 0; i < SRD_CLIENTS_MAX; i++) {
+		const struct srd_client *c = srd_sw->client[i];
+
+		if (c != NULL && c->dev == dv && c->port != NULL &&
+		    srd_mcast_member(c, gid) && srd_emit_client(c, p, len, f))
+			sr_stats_add(sr_pmd_stats(counted), ok, 1);
+	}
+	return true;
+}
+
 void srd_switch_from_port(void *dev_ctx, const struct sr_link_frame *fr,
 			  unsigned int n)
 {
@@ -134,6 +162,9 @@ void srd_switch_from_port(void *dev_ctx, const struct sr_link_frame *fr,
 
 		/* the port's classifier let only RoCEv2 to us through */
 		if (!sr_frame_layout(p, fr[i].len, &f) || !sr_frame_is_roce(p, &f))
+			continue;
+		if (srd_to_members(dv, dv->pmd, p, fr[i].len, &f,
+				   SR_CTR_SW_TO_CLIENT))
 			continue;
 		srd_to_client(dv, dv->pmd, p, fr[i].len, &f, SR_CTR_SW_TO_CLIENT);
 	}
@@ -205,6 +236,14 @@ void srd_switch_from_client(void *client_ctx, const struct sr_link_frame *fr,
 		if (sr_bth_dqpn(sr_frame_bth(p, &f)) == 1)
 			srd_qp1_from_client(c, p, &f);  /* its connections */
 		srd_frame_gid(p, &f, true, dst);
+		/* a group's datagram: to the members here, and out */
+		if (srd_to_members(dv, c->port, p, len, &f, SR_CTR_SW_LOCAL)) {
+			sr_mcast_mac(dst, mac);
+			if (srd_emit_port(dv, p, len, &f, mac))
+				sr_stats_add(sr_pmd_stats(c->port),
+					     SR_CTR_SW_TO_NIC, 1);
+			continue;
+		}
 		if (srd_dev_is_own(dv, dst)) {      /* another process of ours */
 			srd_to_client(dv, c->port, p, len, &f, SR_CTR_SW_LOCAL);
 			continue;

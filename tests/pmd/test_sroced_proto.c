@@ -86,6 +86,22 @@ START_TEST(test_good)
 		ok.status = -EADDRINUSE;
 		ck_assert_int_eq(srd_check(&ok, sizeof(ok), 1, &type), 0);
 	}
+	{
+		struct srd_mcast_req m;
+
+		srd_hdr_init(&m.h, SRD_MCAST, sizeof(m));
+		m.gid[0] = 0xff;
+		m.on = 1;
+		ck_assert_int_eq(srd_check(&m, sizeof(m), 0, &type), 0);
+		ck_assert_uint_eq(type, SRD_MCAST);
+		m.on = 2;
+		ck_assert_int_eq(srd_check(&m, sizeof(m), 0, &type), -EPROTO);
+		m.on = 0;
+		m.pad = 7;
+		ck_assert_int_eq(srd_check(&m, sizeof(m), 0, &type), -EPROTO);
+		m.pad = 0;
+		ck_assert_int_eq(srd_check(&m, sizeof(m) + 1, 0, &type), -EPROTO);
+	}
 	/* an error reply is a bare header, also to a request of no type */
 	srd_hdr_init(&e, SRD_UNKNOWN | SRD_REPLY, sizeof(e));
 	e.status = -EPROTO;

@@ -34,6 +34,13 @@
 #   vlan         both daemons' ports on VLAN 7 (priority 3): rc pingpong,
 #                ib_write_bw and rping (QP1) between the hosts; every
 #                RoCEv2 frame on the wire tagged, none to the clients
+#   mcast        UD multicast (Debian's mckey, rdma_join_multicast): two
+#                receivers on host A (one device, two processes) and one
+#                on host B join a group; a sender on A sends 30 datagrams:
+#                each receiver gets all of them (A's daemon switches them
+#                to its member clients and out of its port, B's to its
+#                member); A's port reported the group (IGMPv2) once and
+#                left it when the last member went
 #   nd2          an ND2 program (tests/nd2/nd2_cm: IND2Connector and
 #                IND2Listener over the CM, no librdmacm) through the
 #                daemons' QP1: with Debian's rdma_client through one
@@ -329,6 +336,41 @@ rdmacm)
 	grep -q "REJECTED" "$tmp/nobody.log" ||
 		{ cat "$tmp/nobody.log"; fail "no REJECTED event for a port nobody listens on"; }
 	echo "PASS: rping through one daemon and between two, a second listener refused, a REQ to nobody REJected"
+	;;
+mcast)
+	command -v mckey >/dev/null || { echo "SKIP: no mckey"; exit 77; }
+	export LD_LIBRARY_PATH=$build/verbs-shim:$build/verbs-shim/rdmacm
+	DAEMON_CONF="capture=$tmp/a.pcap" daemon a sa 10.9.0.1
+	daemon b sb 10.9.0.2
+	g=239.9.0.5
+	for r in a1:a:10.9.0.1 a2:a:10.9.0.1 b1:b:10.9.0.2; do
+		n=${r%%:*} rest=${r#*:}
+		on "${rest%%:*}" timeout 60 mckey -m $g -b "${rest#*:}" -C 30 \
+			> "$tmp/$n.log" 2>&1 &
+		pair_pids="$pair_pids $!"
+	done
+	pids="$pids $pair_pids"
+	sleep 2
+	on a timeout 60 mckey -m $g -b 10.9.0.1 -C 30 -s > "$tmp/send.log" 2>&1 ||
+		{ cat "$tmp/send.log"; fail "mckey sender"; }
+	wait_pairs || { tail -n 3 "$tmp/a1.log" "$tmp/a2.log" "$tmp/b1.log"; fail "a receiver did not get every datagram"; }
+	for n in a1 a2 b1; do
+		grep -q "data transfers complete" "$tmp/$n.log" || fail "receiver $n"
+	done
+	sleep 0.5
+	kill $dpid_a 2>/dev/null; wait $dpid_a 2>/dev/null
+	"$build/tools/sroce-pcap/sroce-pcap" "$tmp/a.pcap" > "$tmp/a.txt" 2>&1
+	if command -v tshark >/dev/null; then
+		# A's capture holds B's reports too: A's own only
+		tshark -n -r "$tmp/a.pcap" -Y "igmp && ip.src == 10.9.0.1" \
+			-T fields -e igmp.type -e igmp.maddr \
+			> "$tmp/igmp.txt" 2>/dev/null
+		[ "$(grep -c "^0x16	$g$" "$tmp/igmp.txt")" = 1 ] ||
+			{ cat "$tmp/igmp.txt"; fail "A's port did not report $g once"; }
+		grep -q "^0x17	$g$" "$tmp/igmp.txt" ||
+			{ cat "$tmp/igmp.txt"; fail "A's port did not leave $g"; }
+	fi
+	echo "PASS: 30 datagrams to $g reached two members on A and one on B; A's port reported the group once and left it"
 	;;
 dead_client)
 	command -v rping >/dev/null || { echo "SKIP: no rping"; exit 77; }
