@@ -21,6 +21,10 @@
 # Meson runs it as the suite 'pyverbs' (tests/verbs/meson.build).
 # Environment: SROCE_BUILD (default build), RDMA_CORE_TESTS_TIMEOUT (seconds
 # per module, default 600), SROCE_CONFIG (devices; default link when unset).
+# Three tests register MAP_HUGETLB buffers (test_odp's two, test_parent_
+# domain's one) and skip on a machine with no free 2 MiB pages: as root,
+# the script reserves 16 for its run when fewer are free, and gives them
+# back at the end (RDMA_CORE_TESTS_HUGEPAGES=0: leave the machine alone).
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${SROCE_BUILD:-$root/build}
@@ -76,9 +80,18 @@ if [ ! -f "$tests/run_tests.py" ]; then
 	fi
 fi
 
+# 2 MiB pages for the MAP_HUGETLB tests (see above), returned at the end.
+hp=/proc/sys/vm/nr_hugepages hp_was=""
+hp_free=$(sed -n 's/^HugePages_Free: *//p' /proc/meminfo 2>/dev/null)
+if [ "${RDMA_CORE_TESTS_HUGEPAGES:-1}" != 0 ] && [ "$(id -u)" = 0 ] &&
+   [ "${hp_free:-0}" -lt 16 ] && [ -w $hp ]; then
+	hp_was=$(cat $hp)
+	echo $((hp_was + 16 - ${hp_free:-0})) > $hp 2>/dev/null || hp_was=""
+fi
+
 # The per-run folders go whatever ends the script (a timeout, Ctrl-C).
 chkdir="" dir=""
-trap 'rm -rf ${chkdir:+"$chkdir"} ${dir:+"$dir"}' EXIT
+trap 'rm -rf ${chkdir:+"$chkdir"} ${dir:+"$dir"}; [ -z "$hp_was" ] || echo "$hp_was" > $hp' EXIT
 trap 'exit 130' INT TERM
 
 # The drop-in, not rdma-core's libibverbs, must be what pyverbs runs on.
