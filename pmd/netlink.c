@@ -6,6 +6,7 @@
  * before it is read.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -72,13 +73,27 @@ int sr_nl_open(struct sr_nl *nl, uint32_t groups, bool nonblock)
 
 	nl->fd = -1;
 	nl->seq = 0;
+	/*
+	 * The receive buffer is the socket's, not a thread's: 32 KiB of TLS
+	 * would put the drop-in libibverbs's whole TLS block in the static
+	 * TLS that dlopen cannot grow (UCX and libfabric dlopen it).
+	 */
+	nl->buf = malloc(SR_NL_BUF);
+	if (nl->buf == NULL)
+		return -ENOMEM;
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC |
 		    (nonblock ? SOCK_NONBLOCK : 0), NETLINK_ROUTE);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		rc = -errno;
+		free(nl->buf);
+		nl->buf = NULL;
+		return rc;
+	}
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
 		rc = -errno;
 		close(fd);
+		free(nl->buf);
+		nl->buf = NULL;
 		return rc;
 	}
 	if (!nonblock)
@@ -92,6 +107,8 @@ void sr_nl_close(struct sr_nl *nl)
 	if (nl->fd >= 0)
 		close(nl->fd);
 	nl->fd = -1;
+	free(nl->buf);
+	nl->buf = NULL;
 }
 
 /* ---- building requests ---- */
@@ -135,14 +152,14 @@ typedef int (*sr_nl_msg_fn)(void *ctx, const struct nlmsghdr *h, size_t len);
 static int sr_nl_talk(struct sr_nl *nl, struct sr_nl_req *r, sr_nl_msg_fn fn,
 		      void *ctx)
 {
-	static __thread uint8_t buf[SR_NL_BUF] __attribute__((aligned(8)));
+	uint8_t *buf = nl->buf;
 	uint32_t seq = ++nl->seq;
 
 	r->h.nlmsg_seq = seq;
 	if (send(nl->fd, r->buf, r->h.nlmsg_len, 0) < 0)
 		return -errno;
 	for (;;) {
-		ssize_t n = recv(nl->fd, buf, sizeof(buf), 0);
+		ssize_t n = recv(nl->fd, buf, SR_NL_BUF, 0);
 		int left;
 
 		if (n < 0)
@@ -487,11 +504,11 @@ int sr_nl_neigh_probe(struct sr_nl *nl, int ifindex, const uint8_t ip[16])
 
 int sr_nl_events(struct sr_nl *nl, int ifindex, uint32_t *mtu)
 {
-	static __thread uint8_t buf[SR_NL_BUF] __attribute__((aligned(8)));
+	uint8_t *buf = nl->buf;
 	int count = 0;
 
 	for (;;) {
-		ssize_t n = recv(nl->fd, buf, sizeof(buf), MSG_DONTWAIT);
+		ssize_t n = recv(nl->fd, buf, SR_NL_BUF, MSG_DONTWAIT);
 		int left;
 
 		if (n < 0) {

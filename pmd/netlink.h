@@ -26,6 +26,7 @@ struct nlmsghdr;
 struct sr_nl {
 	int fd;
 	uint32_t seq;
+	uint8_t *buf;            /* SR_NL_BUF bytes for what is received */
 };
 
 /* One address of an interface. */
