@@ -250,6 +250,41 @@ def main():
                       ">= 10 M pairs/s", f"{fr['mpairs']:.1f} M pairs/s",
                       "met" if fr["mpairs"] >= 10 else "not met"])
 
+    # Round two (issue 21): ratios to the raw link of the same run.
+    r64k = find(recs, source="sroce", test="bw", mode="inline", op="READ",
+                size=65536, qps=1)
+    pw64 = find(recs, source="perftest", test="bw", op="WRITE", size=64, qps=1)
+
+    def ratio_goal(label, num, den, goal, fmt_num, low_is_good=False):
+        r = num / den
+        ok = r <= goal if low_is_good else r >= goal
+        shown = (f"{r:.2f}x" if low_is_good else f"{r * 100:.0f} %")
+        want = (f"<= {goal:.1f}x" if low_is_good else f">= {goal * 100:.0f} %")
+        goals.append([label, want, f"{shown} ({fmt_num})",
+                      "met" if ok else "not met"])
+
+    if w64k and ref_gbps:
+        ratio_goal("WRITE 64 KiB, 1 QP / raw memif 4 KiB bytes (round two)",
+                   w64k["gbps"], ref_gbps, 0.90,
+                   f"{w64k['gbps']:.2f} / {ref_gbps:.2f} Gbit/s")
+    if r64k and ref_gbps:
+        ratio_goal("READ 64 KiB, 1 QP / raw memif 4 KiB bytes",
+                   r64k["gbps"], ref_gbps, 0.85,
+                   f"{r64k['gbps']:.2f} / {ref_gbps:.2f} Gbit/s")
+    if w64 and ref_mfps:
+        ratio_goal("WRITE 64 B, 1 QP, msg/s / raw memif 64 B frames/s",
+                   w64["mmps"], ref_mfps, 0.60,
+                   f"{w64['mmps']:.2f} / {ref_mfps:.2f} M/s")
+    if pw64 and w64:
+        ratio_goal("ib_write_bw -s 64 (drop-in) / native sroce, msg/s",
+                   pw64["mmps"], w64["mmps"], 0.95,
+                   f"{pw64['mmps']:.2f} / {w64['mmps']:.2f} M msg/s")
+    if nlat and ref_rtt:
+        ratio_goal("WRITE 64 B latency, half RTT / half raw memif RTT",
+                   nlat["median_us"], ref_rtt / 2, 1.3,
+                   f"{nlat['median_us']:.2f} / {ref_rtt / 2:.2f} us",
+                   low_is_good=True)
+
     # Thousands of QPs, round robin (perftest -q N): rate kept from 1 QP.
     pq1 = find(recs, source="perftest", test="bw", op="WRITE", size=64, qps=1)
     for q in (1024, 8192):
