@@ -416,8 +416,12 @@ void sr_pmd_dev_destroy(struct sr_pmd_dev *dev)
 
 void sr_pmd_dev_exit(struct sr_pmd_dev *dev)
 {
-	if (dev != NULL)
-		sr_host_exit(dev);
+	if (dev == NULL)
+		return;
+	/* what is queued goes out, and the peer gets the time to take it */
+	sr_pmd_progress(dev);
+	sr_port_memif_drain(dev);
+	sr_host_exit(dev);
 }
 
 static int sr_pmd_daemon_peer(void *ctx, uint32_t qpn, const uint8_t dgid[16],

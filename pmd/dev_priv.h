@@ -144,6 +144,8 @@ int sr_eal_init(const struct sr_pmd_config *cfg, char *err, size_t errlen);
 int sr_port_setup(struct sr_pmd_dev *dev, char *err, size_t errlen);
 void sr_port_teardown(struct sr_pmd_dev *dev);
 bool sr_port_link_up(const struct sr_pmd_dev *dev);
+/* memif: wait (bounded) until the peer had time to take what was sent. */
+void sr_port_memif_drain(struct sr_pmd_dev *dev);
 void sr_port_keepalive(struct sr_pmd_dev *dev, uint64_t now_ns);
 
 /* rxtx.c: one receive burst, transmit flush, drain of held frames. */

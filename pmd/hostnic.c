@@ -43,6 +43,7 @@ struct sr_host {
 	struct sr_nl ev;            /* address and link events, nonblocking */
 	bool resync;                /* read the addresses again */
 	uint32_t mtu_max;           /* IP MTU the port was set up for */
+	pid_t owner;                /* the process that opened it */
 };
 
 /* ---- the interface ---- */
@@ -381,6 +382,7 @@ int sr_host_open(struct sr_pmd_dev *dev, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	h->lock_fd = h->req.fd = h->ev.fd = -1;
+	h->owner = getpid();
 	strcpy(h->ifname, dev->cfg.iface);
 	dev->host = h;
 	h->ifindex = (int)if_nametoindex(h->ifname);
@@ -437,7 +439,9 @@ void sr_host_exit(struct sr_pmd_dev *dev)
 	struct sr_host *h = dev->host;
 	char why[SR_CONFIG_ERR_MAX];
 
-	if (h == NULL)
+	/* a child forked with the device open is not its owner: what is
+	 * on the interface stays for the process that put it there */
+	if (h == NULL || h->owner != getpid())
 		return;
 	if (h->xdp)
 		sr_xdp_detach_ours(h->ifindex, why, sizeof(why));

@@ -366,10 +366,11 @@ int sr_port_setup(struct sr_pmd_dev *dev, char *err, size_t errlen)
  * lets the control thread finish before closing.  A connected client
  * closes after SR_PORT_MEMIF_SETTLE_NS: the server keeps reading what the
  * last flush sent (say, an owed ACK) only while the client's shared memory
- * is there.  A client that sent within SR_PORT_MEMIF_DRAIN_NS (a program
+ * is there.  A port that sent within SR_PORT_MEMIF_DRAIN_NS (a program
  * that posts UD datagrams and exits, as mckey's sender does) gives the
- * server that long since its last frame: on two busy CPUs the server may
- * not run for tens of milliseconds.
+ * peer that long since its last frame (sr_port_memif_drain): on two busy
+ * CPUs the peer may not run for tens of milliseconds, and what is still
+ * in the rings when one side goes is lost.
  */
 #define SR_PORT_MEMIF_DRAIN_NS  (200ull * 1000 * 1000)
 #define SR_PORT_MEMIF_LEAVE_NS  (200ull * 1000 * 1000)
@@ -389,7 +390,14 @@ static void sr_port_memif_quiesce(struct sr_pmd_dev *dev)
 		nanosleep(&tick, NULL);
 	if (!sr_port_link_up(dev) || dev->memif_client)
 		nanosleep(&settle, NULL);
-	while (dev->memif_client && sr_port_link_up(dev) &&
+	sr_port_memif_drain(dev);
+}
+
+void sr_port_memif_drain(struct sr_pmd_dev *dev)
+{
+	const struct timespec tick = { .tv_nsec = 1000000 };
+
+	while (dev->memif && dev->port_started && sr_port_link_up(dev) &&
 	       sr_dev_now_ns(dev) < dev->last_tx_ns + SR_PORT_MEMIF_DRAIN_NS)
 		nanosleep(&tick, NULL);
 }

@@ -40,7 +40,12 @@
 	 IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND_WITH_INV |             \
 	 IBV_QP_EX_WITH_ATOMIC_WRITE | SR_IBV_QP_EX_FLUSH)
 
-/* Destroy: engine rounds given to pending ACKs first (see below). */
+/*
+ * Destroy: a UD or UC QP's posted sends go out first, for up to this long.
+ * An RNIC has sent them microseconds after the post; a program that posts
+ * datagrams and destroys its QP at once (mckey's sender) expects them sent.
+ */
+#define SR_IBV_DESTROY_DRAIN_NS (20ull * 1000 * 1000)
 
 /* create flags: the mask bit is taken with no flag in it (none is ours) */
 #define SR_IBV_QP_INIT_MASK                                         \
@@ -364,6 +369,33 @@ int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
 	return 0;
 }
 
+static uint64_t sr_ibv_qp_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void sr_ibv_qp_drain_sends(struct sr_ibv_qp *w)
+{
+	const struct timespec tick = { .tv_nsec = 50000 };
+	enum sr_qp_state st = sr_qp_state(w->qp);
+	uint64_t end;
+
+	if (w->rt->pmd == NULL || sr_qp_sq_outstanding(w->qp) == 0 ||
+	    (st != SR_QPS_RTS && st != SR_QPS_SQD))
+		return;
+	end = sr_ibv_qp_now_ns() + SR_IBV_DESTROY_DRAIN_NS;
+	while (sr_qp_sq_outstanding(w->qp) > 0 && sr_ibv_qp_now_ns() < end) {
+		sr_ibv_progress(w->rt);          /* inline mode's rounds */
+		if (w->rt->cfg.mode != SR_PMD_MODE_INLINE)
+			nanosleep(&tick, NULL);  /* the engine lcore's */
+	}
+	/* what the rounds queued is on the wire before the QP goes */
+	(void)sr_pmd_engine_sync(w->rt->pmd, 10);
+}
+
 /* A QP destroyed while attached leaves its groups, as with uverbs. */
 static void sr_ibv_qp_leave_groups(struct sr_ibv_qp *w)
 {
@@ -389,6 +421,8 @@ int ibv_destroy_qp(struct ibv_qp *qp)
 	if (qp == NULL)
 		return EINVAL;
 	w = sr_qp_of(qp);
+	if (qp->qp_type == IBV_QPT_UD || qp->qp_type == IBV_QPT_UC)
+		sr_ibv_qp_drain_sends(w);
 	if (qp->qp_type == IBV_QPT_UD)
 		sr_ibv_qp_leave_groups(w);
 	sr_xstats_qp_detach(&w->rt->xstats, w->qp);

@@ -31,6 +31,13 @@
 #              af_packet: every datagram arrives, the kernel holds the
 #              group on A's interface while mckey runs (so the NIC's filter
 #              and IGMP snooping let it in), and lets it go after
+#   apps       RDMA-CM programs that reach their peer over kernel TCP at the
+#              address they give RDMA-CM, so the addresses must be the
+#              kernel's (issue 16): Debian's qperf -cm1 (rc_bw, rc_lat,
+#              rc_rdma_write_bw, rc_rdma_read_bw) and libfabric's
+#              fi_pingpong (msg, rdm, dgram, data checked) from B to A.
+#              (qperf's rc_bi_bw hangs about one run in two at its end:
+#              the server's child leaves without its DREQ or DREP; open)
 #   bad_input  an interface that does not exist, one that is down, a
 #              host NIC with a mac key: one line, nonzero exit, nothing
 #              attached
@@ -331,6 +338,48 @@ mcast)
 		nothing_left $nsa $ia
 		nothing_left $nsb $ib
 	done
+	;;
+apps)
+	command -v qperf >/dev/null || { echo "SKIP: no qperf"; exit 77; }
+	command -v fi_pingpong >/dev/null || { echo "SKIP: no fi_pingpong"; exit 77; }
+	[ -n "${SROCE_LIBS:-}" ] || fail "SROCE_LIBS: the drop-in libraries"
+	pair_setup
+	hn_conf a $ia
+	hn_conf b $ib
+	onA() { SROCE_CONFIG=$tmp/a.conf LD_LIBRARY_PATH=$SROCE_LIBS ip netns exec $nsa "$@"; }
+	onB() { SROCE_CONFIG=$tmp/b.conf LD_LIBRARY_PATH=$SROCE_LIBS ip netns exec $nsb "$@"; }
+	onA timeout 300 qperf -lp $tcp > "$tmp/qserver.log" 2>&1 &
+	pids=$!
+	sleep 0.5
+	for t in rc_bw rc_lat rc_rdma_write_bw rc_rdma_read_bw; do
+		onB timeout 60 qperf -lp $tcp -cm1 -t 1 10.81.0.1 $t \
+			> "$tmp/qclient.log" 2>&1 ||
+			fail "qperf -cm1 $t: exit $?: $(grep -v '^sroce' "$tmp/qclient.log" | tail -2)"
+		grep -Eq "^ *(bw|latency|msg_rate) += +[0-9.]+ " "$tmp/qclient.log" ||
+			fail "qperf -cm1 $t printed no figure"
+		echo "ok: qperf -cm1 $t $(grep -E '(bw|latency) +=' "$tmp/qclient.log" | tr -s ' ')"
+	done
+	# qperf's server forks a child per test: all of them go
+	pkill -f "qperf -lp $tcp" 2>/dev/null
+	wait $pids 2>/dev/null
+	pids=""
+	for ep in msg rdm dgram; do
+		tcp=$((tcp + 1))
+		onA timeout 100 fi_pingpong -p verbs -e $ep -B $tcp -I 100 -c \
+			> "$tmp/fserver.log" 2>&1 &
+		pids=$!
+		sleep 1
+		onB timeout 90 fi_pingpong -p verbs -e $ep -P $tcp -I 100 -c 10.81.0.1 \
+			> "$tmp/fclient.log" 2>&1 ||
+			fail "fi_pingpong -e $ep: client exit $?: $(tail -3 "$tmp/fclient.log")"
+		wait $pids || fail "fi_pingpong -e $ep: server exit $?"
+		pids=""
+		last=$(grep -E '^[0-9]+[kmg]? +100 +=100 ' "$tmp/fclient.log" | tail -1)
+		[ -n "$last" ] || fail "fi_pingpong -e $ep printed no result row"
+		echo "ok: fi_pingpong -e $ep -c: last $last"
+	done
+	nothing_left $nsa $ia
+	nothing_left $nsb $ib
 	;;
 bad_input)
 	pair_setup

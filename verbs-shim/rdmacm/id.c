@@ -113,6 +113,26 @@ bool sr_rcm_addr_is_any(const struct sockaddr *addr)
 			       ->sin6_addr, zero, 16) == 0;
 }
 
+bool sr_rcm_gid_is_loopback(const uint8_t gid[16])
+{
+	static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
+	static const uint8_t one[16] = { [15] = 1 };
+
+	return (memcmp(gid, v4, 12) == 0 && gid[12] == 127) ||
+	       memcmp(gid, one, 16) == 0;
+}
+
+bool sr_rcm_addr_is_loopback(const struct sockaddr *addr)
+{
+	static const uint8_t one[16] = { [15] = 1 };
+
+	if (addr->sa_family == AF_INET)
+		return ((const uint8_t *)&((const struct sockaddr_in *)
+					   (const void *)addr)->sin_addr)[0] == 127;
+	return memcmp(&((const struct sockaddr_in6 *)(const void *)addr)
+			       ->sin6_addr, one, 16) == 0;
+}
+
 uint16_t sr_rcm_addr_port(const struct sockaddr *addr)
 {
 	if (addr->sa_family == AF_INET)
@@ -351,7 +371,15 @@ int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 		return -1;
 	}
 	port = sr_rcm_addr_port(addr);
-	if (!sr_rcm_addr_is_any(addr)) {
+	/*
+	 * A loopback address binds, to no device yet: the id then listens
+	 * on every device, and a consumer that asks finds no device on it
+	 * (libfabric's verbs provider binds its passive endpoints to
+	 * "localhost" and then offers the devices' own addresses).
+	 */
+	if (!sr_rcm_addr_is_any(addr) && !(sr_rcm_addr_is_loopback(addr) &&
+					   sr_rcm_dev_of_addr(addr, NULL) < 0 &&
+					   sr_rcm_devs(NULL) > 0)) {
 		dev = sr_rcm_dev_of_addr(addr, NULL);
 		if (dev < 0) {
 			errno = EADDRNOTAVAIL;
@@ -432,7 +460,8 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 	r->route.dport = sr_rcm_addr_port(dst_addr);
 	r->route.ip_version = dst_addr->sa_family == AF_INET ? 4 : 6;
 	if (sr_rcm_addr_is_any(&id->route.addr.src_addr) ||
-	    id->route.addr.src_addr.sa_family != dst_addr->sa_family) {
+	    id->route.addr.src_addr.sa_family != dst_addr->sa_family ||
+	    sr_rcm_dev_of_addr(&id->route.addr.src_addr, NULL) < 0) {
 		if (sr_rcm_sgid_for(r->dev, r->route.dgid, r->route.sgid) != 0) {
 			errno = EADDRNOTAVAIL;
 			return -1;
@@ -440,6 +469,13 @@ int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 		sr_rcm_addr_of(r->route.sgid, r->route.ip_version,
 			       r->route.sport, &id->route.addr.src_storage);
 	}
+	/* a loopback destination is this device itself, as the kernel's
+	 * cma_resolve_loopback makes it (libfabric resolves 127.0.0.1),
+	 * unless the device's own address is a loopback one too (a link
+	 * between processes of one host numbered 127.0.0.x) */
+	if (sr_rcm_addr_is_loopback(dst_addr) &&
+	    !sr_rcm_gid_is_loopback(r->route.sgid))
+		memcpy(r->route.dgid, r->route.sgid, 16);
 	memset(&id->route.addr.dst_storage, 0, sizeof(id->route.addr.dst_storage));
 	memcpy(&id->route.addr.dst_storage, dst_addr, sr_rcm_addr_len(dst_addr));
 	rc = sroce_resolve(id->verbs, r->route.dgid, r->route.dmac);

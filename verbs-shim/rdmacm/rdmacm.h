@@ -124,6 +124,9 @@ int sr_rcm_gid_of(const struct sockaddr *addr, uint8_t gid[16]);
 void sr_rcm_addr_of(const uint8_t gid[16], uint8_t ip_version, uint16_t port,
 		    struct sockaddr_storage *out);
 bool sr_rcm_addr_is_any(const struct sockaddr *addr);
+/* 127.0.0.0/8 or ::1 (as a sockaddr, as a GID). */
+bool sr_rcm_addr_is_loopback(const struct sockaddr *addr);
+bool sr_rcm_gid_is_loopback(const uint8_t gid[16]);
 uint16_t sr_rcm_addr_port(const struct sockaddr *addr);
 /* Bind id to device dev (its CM host, id->verbs).  0 or -errno. */
 int sr_rcm_bind_dev(struct sr_rcm_id *r, int dev);
