@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# qperf.sh LIB_DIRS — Debian's qperf over RDMA-CM (-cm1): its six RC tests
+# qperf.sh LIB_DIRS — Debian's qperf over RDMA-CM (-cm1): its seven RC tests
 # and both atomics, server and client as two processes on the default link.
 #
 # qperf's client opens its device before it asks the server (over TCP) to
@@ -24,7 +24,7 @@ pids=$!
 sleep 0.5
 # qperf ends its event-mode loops with SIGALRM: ibv_get_cq_event must
 # return EINTR then (rc_rdma_write_lat stalled until it did).
-tests="rc_bw rc_lat rc_rdma_read_bw rc_rdma_read_lat rc_rdma_write_bw rc_rdma_write_lat rc_compare_swap_mr rc_fetch_add_mr"
+tests="rc_bw rc_bi_bw rc_lat rc_rdma_read_bw rc_rdma_read_lat rc_rdma_write_bw rc_rdma_write_lat rc_compare_swap_mr rc_fetch_add_mr"
 for t in $tests; do
 	SROCE_CONFIG=$tmp/n0.conf timeout 60 qperf -lp "$lp" -cm1 -t 1 127.0.0.2 "$t" \
 		> "$tmp/client.log" 2>&1 || fail "qperf -cm1 $t: exit $?"
