@@ -418,8 +418,12 @@ void sr_pmd_dev_exit(struct sr_pmd_dev *dev)
 {
 	if (dev == NULL)
 		return;
-	/* what is queued goes out, and the peer gets the time to take it */
-	sr_pmd_progress(dev);
+	/*
+	 * A memif peer gets the time to take what was sent.  No progress
+	 * round here: the process's other threads may still run, and
+	 * destructors may have freed what a round's callbacks reach (what
+	 * must go out went at the destroys: QPs and CM ids flush).
+	 */
 	sr_port_memif_drain(dev);
 	sr_host_exit(dev);
 }

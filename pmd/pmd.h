@@ -62,10 +62,10 @@ void sr_pmd_dev_destroy(struct sr_pmd_dev *dev);
 
 /*
  * The process exits while the device is still in use (a program that
- * never closed its contexts, or whose threads still run): send what is
- * queued and give a memif peer the time to take it, and leave nothing on
- * the host that outlives the process (a host NIC's XDP program and
- * nftables table), without tearing down what the threads may still touch.
+ * never closed its contexts, or whose threads still run): give a memif
+ * peer the time to take what was just sent, and leave nothing on the host
+ * that outlives the process (a host NIC's XDP program and nftables
+ * table), without touching what the threads may still use.
  */
 void sr_pmd_dev_exit(struct sr_pmd_dev *dev);
 
