@@ -34,7 +34,7 @@ static void sr_resolve_on_engine(void *arg)
 	atomic_store(&r->done, true);
 }
 
-static uint64_t sr_now_ns(void)
+uint64_t sr_ibv_now_ns(void)
 {
 	struct timespec ts;
 
@@ -54,7 +54,7 @@ static void sr_nap(struct sr_ibv_rt *rt)
 /* The MAC of ip (16 bytes, IPv4-mapped for IPv4). 0 or -errno. */
 int sr_ibv_resolve(struct sr_ibv_rt *rt, const uint8_t ip[16], uint8_t mac[6])
 {
-	uint64_t deadline = sr_now_ns() + SR_RESOLVE_TIMEOUT_NS;
+	uint64_t deadline = sr_ibv_now_ns() + SR_RESOLVE_TIMEOUT_NS;
 	struct sr_resolve r = { .pmd = rt->pmd };
 	int rc;
 
@@ -73,7 +73,7 @@ int sr_ibv_resolve(struct sr_ibv_rt *rt, const uint8_t ip[16], uint8_t mac[6])
 		 * may come up later: ask again until the deadline. */
 		if (r.rc != -EAGAIN && r.rc != -EHOSTUNREACH)
 			break;
-		if (sr_now_ns() > deadline)
+		if (sr_ibv_now_ns() > deadline)
 			return r.rc == -EAGAIN ? -ETIMEDOUT : r.rc;
 		sr_nap(rt);
 	}

@@ -369,14 +369,6 @@ int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
 	return 0;
 }
 
-static uint64_t sr_ibv_qp_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void sr_ibv_qp_drain_sends(struct sr_ibv_qp *w)
 {
 	const struct timespec tick = { .tv_nsec = 50000 };
@@ -386,8 +378,8 @@ static void sr_ibv_qp_drain_sends(struct sr_ibv_qp *w)
 	if (w->rt->pmd == NULL || sr_qp_sq_outstanding(w->qp) == 0 ||
 	    (st != SR_QPS_RTS && st != SR_QPS_SQD))
 		return;
-	end = sr_ibv_qp_now_ns() + SR_IBV_DESTROY_DRAIN_NS;
-	while (sr_qp_sq_outstanding(w->qp) > 0 && sr_ibv_qp_now_ns() < end) {
+	end = sr_ibv_now_ns() + SR_IBV_DESTROY_DRAIN_NS;
+	while (sr_qp_sq_outstanding(w->qp) > 0 && sr_ibv_now_ns() < end) {
 		sr_ibv_progress(w->rt);          /* inline mode's rounds */
 		if (w->rt->cfg.mode != SR_PMD_MODE_INLINE)
 			nanosleep(&tick, NULL);  /* the engine lcore's */

@@ -131,6 +131,8 @@ __be64 sr_ibv_guid(const uint8_t mac[6]);
  * inside a progress round.  0 or -errno (-ETIMEDOUT, -EHOSTUNREACH).
  */
 int sr_ibv_resolve(struct sr_ibv_rt *rt, const uint8_t ip[16], uint8_t mac[6]);
+/* CLOCK_MONOTONIC in nanoseconds (the shim's deadlines). */
+uint64_t sr_ibv_now_ns(void);
 
 /* ---- context ---- */
 
