@@ -12,6 +12,9 @@
 #include <rte_dev.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_pool_ops.h>
+#include <rte_mempool.h>
 
 #include "dev_priv.h"
 
@@ -138,6 +141,45 @@ static void sr_port_say_mtu(const struct sr_pmd_dev *dev)
 			dev->dev_name, dev->mtu, why, dev->cfg.mtu);
 }
 
+/*
+ * net_af_xdp makes the pool's memory its UMEM, sized as if the mbufs were
+ * packed back to back (DPDK 22.11: count x object size from the first
+ * chunk's page).  A pool made the usual way keeps each object inside one
+ * page; with 4 KiB pages (--no-huge) that is one 2.3 KiB mbuf per page,
+ * so the upper 40 % of the pool lay beyond the UMEM.  The kernel refused
+ * every frame sent from such an mbuf (tx_invalid_descs) and every fill
+ * entry, silently: a DREP sent from one was never on the wire, and qperf's
+ * rc_bi_bw hung at its end one run in two.  So pack the objects (they
+ * may cross pages: the kernel copies through its own mapping of the UMEM).
+ */
+static struct rte_mempool *sr_port_xdp_pool(const char *name, uint32_t n,
+					    uint32_t room, int socket)
+{
+	struct rte_pktmbuf_pool_private priv = {
+		.mbuf_data_room_size = (uint16_t)room,
+	};
+	struct rte_mempool *mp;
+
+	mp = rte_mempool_create_empty(name, n, sizeof(struct rte_mbuf) + room,
+				      SR_PORT_MBUF_CACHE, sizeof(priv), socket,
+				      RTE_MEMPOOL_F_NO_IOVA_CONTIG);
+	if (mp == NULL)
+		return NULL;
+	if (rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(),
+				       NULL) != 0)
+		goto fail;
+	rte_pktmbuf_pool_init(mp, &priv);
+	if (rte_mempool_populate_default(mp) < 0 || mp->nb_mem_chunks != 1) {
+		rte_errno = ENOMEM;
+		goto fail;
+	}
+	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
+	return mp;
+fail:
+	rte_mempool_free(mp);
+	return NULL;
+}
+
 static int sr_port_pool(struct sr_pmd_dev *dev, const char *driver,
 			char *err, size_t errlen)
 {
@@ -170,10 +212,13 @@ static int sr_port_pool(struct sr_pmd_dev *dev, const char *driver,
 			dev->cfg.mbufs = need;
 	}
 	snprintf(name, sizeof(name), "sroce_pool_%u", dev->port_id);
-	dev->pool = rte_pktmbuf_pool_create(name, dev->cfg.mbufs,
-					    SR_PORT_MBUF_CACHE, 0,
-					    (uint16_t)room,
-					    rte_eth_dev_socket_id(dev->port_id));
+	if (strcmp(driver, "net_af_xdp") == 0)
+		dev->pool = sr_port_xdp_pool(name, dev->cfg.mbufs, room,
+					     rte_eth_dev_socket_id(dev->port_id));
+	else
+		dev->pool = rte_pktmbuf_pool_create(name, dev->cfg.mbufs,
+					SR_PORT_MBUF_CACHE, 0, (uint16_t)room,
+					rte_eth_dev_socket_id(dev->port_id));
 	if (dev->pool == NULL) {
 		snprintf(err, errlen,
 			 "no memory for %u mbufs of %u bytes (%s); lower mbufs or mtu",

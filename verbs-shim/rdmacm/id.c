@@ -388,6 +388,16 @@ int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 		rc = sr_rcm_bind_dev(r, dev);
 		if (rc)
 			return sr_rcm_err(rc);
+	} else if (sr_rcm_addr_is_any(addr)) {
+		/*
+		 * Bound to every device: bring them up now, as the kernel's
+		 * are.  A server often tells its peer the port before it
+		 * listens (qperf sends it over TCP, then calls rdma_listen);
+		 * a device still starting then (an AF_XDP port attaching)
+		 * lost the peer's first REQ, sent again only after the CM's
+		 * 4-second timeout.
+		 */
+		(void)sr_rcm_devs(NULL);
 	}
 	memset(&ss, 0, sizeof(ss));
 	memcpy(&ss, addr, sr_rcm_addr_len(addr));
