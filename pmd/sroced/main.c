@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -84,6 +85,28 @@ static void srd_dev_describe(struct srd_device *dv)
 	}
 }
 
+/*
+ * UCX (uct_ib) takes only devices that have a character device at
+ * /dev/infiniband/NAME.  A device in user space has none, so its daemon,
+ * like systemd-tmpfiles at boot for an installed sroce
+ * (tools/sroce-run/sroce-tmpfiles.conf), makes a stand-in with /dev/null's
+ * numbers, read by nobody, when there is none.  Left in place at stop:
+ * another sroce (embedded, or the next daemon) names its devices the same.
+ */
+static void srd_dev_node(const struct srd_device *dv)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/dev/infiniband/%s", dv->name);
+	if (access(path, F_OK) == 0 || geteuid() != 0)
+		return;
+	if ((mkdir("/dev/infiniband", 0755) && errno != EEXIST) ||
+	    mknod(path, S_IFCHR | 0666, makedev(1, 3)) ||
+	    chmod(path, 0666))
+		srd_log("%s: %s (UCX will not list %s)", path, strerror(errno),
+			dv->name);
+}
+
 static int srd_dev_open(struct sroced *d, struct srd_device *dv,
 			unsigned int index, const char *path)
 {
@@ -114,6 +137,7 @@ static int srd_dev_open(struct sroced *d, struct srd_device *dv,
 		return rc;
 	}
 	sr_pmd_set_rx_handler(dv->pmd, srd_switch_from_port, dv);
+	srd_dev_node(dv);
 	srd_log("%s: %s, port %s, MTU %u", dv->name, path,
 		dv->cfg.iface[0] ? dv->cfg.iface : dv->cfg.port, dv->info.mtu);
 	return 0;
