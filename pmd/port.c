@@ -14,6 +14,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_mbuf_pool_ops.h>
+#include <rte_memzone.h>
 #include <rte_mempool.h>
 
 #include "dev_priv.h"
@@ -141,41 +142,81 @@ static void sr_port_say_mtu(const struct sr_pmd_dev *dev)
 			dev->dev_name, dev->mtu, why, dev->cfg.mtu);
 }
 
+/* The kernel puts a received frame this far into its chunk (uapi/bpf.h's
+ * XDP_PACKET_HEADROOM), after the headroom DPDK asks for. */
+#define SR_XDP_HEADROOM 256u
+
+static void sr_port_xdp_pool_free(struct rte_mempool_memhdr *mh, void *mz)
+{
+	(void)mh;
+	rte_memzone_free(mz);
+}
+
 /*
- * net_af_xdp makes the pool's memory its UMEM, sized as if the mbufs were
- * packed back to back (DPDK 22.11: count x object size from the first
- * chunk's page).  A pool made the usual way keeps each object inside one
- * page; with 4 KiB pages (--no-huge) that is one 2.3 KiB mbuf per page,
- * so the upper 40 % of the pool lay beyond the UMEM.  The kernel refused
- * every frame sent from such an mbuf (tx_invalid_descs) and every fill
- * entry, silently: a DREP sent from one was never on the wire, and qperf's
- * rc_bi_bw hung at its end one run in two.  So pack the objects (they
- * may cross pages: the kernel copies through its own mapping of the UMEM).
+ * net_af_xdp makes the pool's memory its UMEM, sized as if the mbufs lay
+ * back to back (DPDK 22.11: count x object size from the first chunk's
+ * page).  A pool made the usual way keeps each object inside one page;
+ * with 4 KiB pages (--no-huge) that is one 2.3 KiB mbuf per page, so the
+ * upper 40 % of the pool lay beyond the UMEM.  The kernel refused every
+ * frame sent from such an mbuf (tx_invalid_descs) and every fill entry,
+ * silently: a DREP sent from one was never on the wire, and qperf's
+ * rc_bi_bw hung at its end one run in two.
+ *
+ * So the objects here are 2 or 4 KiB exactly (header, mbuf, room and the
+ * kernel's XDP headroom: 4 KiB for a 1500-byte MTU), back to back from a
+ * memzone aligned to that size: they tile every page (4 KiB or huge),
+ * none crosses one (a zero-copy NIC could not take it), and count x size
+ * is the whole of the memory.
  */
 static struct rte_mempool *sr_port_xdp_pool(const char *name, uint32_t n,
 					    uint32_t room, int socket)
 {
-	struct rte_pktmbuf_pool_private priv = {
-		.mbuf_data_room_size = (uint16_t)room,
-	};
+	const unsigned int flags = RTE_MEMPOOL_F_NO_SPREAD;
+	struct rte_pktmbuf_pool_private priv = { 0 };
+	struct rte_mempool_objsz sz;
+	const struct rte_memzone *mz;
 	struct rte_mempool *mp;
+	char mzname[RTE_MEMZONE_NAMESIZE];
+	uint32_t obj, elt = 0;
 
-	mp = rte_mempool_create_empty(name, n, sizeof(struct rte_mbuf) + room,
-				      SR_PORT_MBUF_CACHE, sizeof(priv), socket,
-				      RTE_MEMPOOL_F_NO_IOVA_CONTIG);
-	if (mp == NULL)
+	(void)rte_mempool_calc_obj_size(RTE_CACHE_LINE_SIZE, flags, &sz);
+	for (obj = 2048; obj <= 4096; obj *= 2) {
+		elt = obj - sz.header_size;
+		if (elt >= sizeof(struct rte_mbuf) + room + SR_XDP_HEADROOM &&
+		    rte_mempool_calc_obj_size(elt, flags, NULL) == obj)
+			break;
+	}
+	if (obj > 4096) {
+		rte_errno = EINVAL;      /* frames larger than a page */
 		return NULL;
+	}
+	priv.mbuf_data_room_size = (uint16_t)(elt - sizeof(struct rte_mbuf));
+	snprintf(mzname, sizeof(mzname), "%s_umem", name);
+	mz = rte_memzone_reserve_aligned(mzname, (size_t)n * obj, socket, 0,
+					 obj);
+	if (mz == NULL)
+		return NULL;
+	mp = rte_mempool_create_empty(name, n, elt, SR_PORT_MBUF_CACHE,
+				      sizeof(priv), socket, flags);
+	if (mp == NULL) {
+		rte_memzone_free(mz);
+		return NULL;
+	}
 	if (rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(),
 				       NULL) != 0)
 		goto fail;
 	rte_pktmbuf_pool_init(mp, &priv);
-	if (rte_mempool_populate_default(mp) < 0 || mp->nb_mem_chunks != 1) {
+	if (rte_mempool_populate_iova(mp, mz->addr, mz->iova, mz->len,
+				      sr_port_xdp_pool_free,
+				      (void *)(uintptr_t)mz) != (int)n) {
 		rte_errno = ENOMEM;
-		goto fail;
+		goto fail;            /* frees mz with the chunk, if it took it */
 	}
 	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
 	return mp;
 fail:
+	if (mp->nb_mem_chunks == 0)
+		rte_memzone_free(mz);
 	rte_mempool_free(mp);
 	return NULL;
 }
