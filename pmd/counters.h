@@ -88,7 +88,11 @@
 	X(SW_DROP_FULL, "sw_drop_full")                     \
 	X(IGMP_RX, "igmp_rx")                               \
 	X(IGMP_TX, "igmp_tx")                               \
-	X(MCAST_JOIN_ERR, "mcast_join_err")
+	X(MCAST_JOIN_ERR, "mcast_join_err")                 \
+	X(PORT_RX_MISSED, "port_rx_missed")                 \
+	X(PORT_RX_ERRORS, "port_rx_errors")                 \
+	X(PORT_RX_NOMBUF, "port_rx_nombuf")                 \
+	X(PORT_TX_ERRORS, "port_tx_errors")
 
 /* Per-QP counters (the transport fills a slot per QP). */
 #define SR_QP_COUNTERS(X)                                   \
@@ -116,7 +120,7 @@ enum sr_qp_counter {
 };
 
 #define SR_STATS_MAGIC 0x5354535245434f52ull   /* "ROCERSTS" */
-#define SR_STATS_VERSION 7
+#define SR_STATS_VERSION 8
 #define SR_STATS_QP_SLOTS 256
 
 /*

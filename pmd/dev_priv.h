@@ -28,6 +28,7 @@
 #define SR_ENGINE_CALLBACKS_MAX 16
 #define SR_TX_PEND_MAX 512
 #define SR_RING_SIZE 4096
+#define SR_PMD_XSK_MAX 16            /* AF_XDP sockets of a port counted */
 
 struct sr_pmd_work {
 	void (*fn)(void *arg);
@@ -107,6 +108,8 @@ struct sr_pmd_dev {
 
 	struct sr_pmd_lane lane[SR_PMD_ENGINES_MAX];
 	uint32_t nlanes;              /* cfg.engines */
+	int xsk_fd[SR_PMD_XSK_MAX];   /* net_af_xdp's sockets (counters) */
+	int n_xsk;
 	struct rte_ring *loop_ring;   /* frames to our own MAC: same-process loopback */
 	uint64_t tx_ring_full;        /* counted by other threads (atomic) */
 

@@ -18,6 +18,7 @@
 #include <rte_mempool.h>
 
 #include "dev_priv.h"
+#include "xdp.h"
 
 #define SR_PORT_MBUF_CACHE 256
 #define SR_PORT_MIN_ROOM 2048
@@ -269,10 +270,29 @@ static int sr_port_pool(struct sr_pmd_dev *dev, const char *driver,
 	return 0;
 }
 
+static void sr_port_new_socks(struct sr_pmd_dev *dev, const int *before,
+			      int n_before)
+{
+	int now[SR_PMD_XSK_MAX * 4];
+	int n = sr_xdp_socks(now, SR_PMD_XSK_MAX * 4);
+
+	dev->n_xsk = 0;
+	for (int i = 0; i < n && dev->n_xsk < SR_PMD_XSK_MAX; i++) {
+		bool old = false;
+
+		for (int j = 0; j < n_before && !old; j++)
+			old = before[j] == now[i];
+		if (!old)
+			dev->xsk_fd[dev->n_xsk++] = now[i];
+	}
+}
+
 static int sr_port_queues(struct sr_pmd_dev *dev,
 			  const struct rte_eth_dev_info *info,
 			  uint32_t port_mtu, char *err, size_t errlen)
 {
+	bool xdp = strcmp(info->driver_name, "net_af_xdp") == 0;
+	int before[SR_PMD_XSK_MAX * 4], n_before = 0;
 	uint16_t nb_rxd = (uint16_t)dev->cfg.rx_desc;
 	uint16_t nb_txd = (uint16_t)dev->cfg.tx_desc;
 	uint64_t want = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
@@ -307,6 +327,8 @@ static int sr_port_queues(struct sr_pmd_dev *dev,
 	}
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(dev->port_id, &nb_rxd, &nb_txd);
 	txconf.offloads = conf.txmode.offloads;
+	if (xdp)
+		n_before = sr_xdp_socks(before, SR_PMD_XSK_MAX * 4);
 	for (uint16_t q = 0; rc == 0 && q < dev->nlanes; q++) {
 		rc = rte_eth_rx_queue_setup(dev->port_id, q, nb_rxd,
 					    (unsigned int)socket, NULL,
@@ -321,6 +343,9 @@ static int sr_port_queues(struct sr_pmd_dev *dev,
 			 dev->dev_name, rte_strerror(-rc));
 		return -EIO;
 	}
+	/* The sockets the queues opened: their kernel counters are ours. */
+	if (xdp)
+		sr_port_new_socks(dev, before, n_before);
 	return 0;
 }
 
@@ -369,9 +394,39 @@ static int sr_port_start(struct sr_pmd_dev *dev,
  * A memif client does not reconnect by itself: when its server went away
  * or refused an early connection, restart the port (once per call).
  */
+/*
+ * What the port itself lost, from its driver (rte_eth_stats): frames its
+ * ring had no room for (af_packet's tp_drops, AF_XDP's rx_dropped, a NIC's
+ * missed), receive errors, no mbuf for a frame, send errors.  Totals since
+ * the port started: copied, not added.
+ */
+static void sr_port_stats(struct sr_pmd_dev *dev)
+{
+	struct sr_xdp_sock_stats xs = { 0 };
+	struct rte_eth_stats es;
+
+	if (dev->stats == NULL || rte_eth_stats_get(dev->port_id, &es) != 0)
+		return;
+	/*
+	 * net_af_xdp reports only part of what its sockets lose (rx_dropped,
+	 * not a full ring) and nothing of what the kernel refuses: those
+	 * come from the sockets themselves.
+	 */
+	if (dev->n_xsk > 0)
+		sr_xdp_socks_stats(dev->xsk_fd, dev->n_xsk, &xs);
+	sr_stats_set(&dev->stats->dev[SR_CTR_PORT_RX_MISSED],
+		     es.imissed + xs.rx_ring_full);
+	sr_stats_set(&dev->stats->dev[SR_CTR_PORT_RX_ERRORS],
+		     es.ierrors + xs.rx_invalid);
+	sr_stats_set(&dev->stats->dev[SR_CTR_PORT_RX_NOMBUF], es.rx_nombuf);
+	sr_stats_set(&dev->stats->dev[SR_CTR_PORT_TX_ERRORS],
+		     es.oerrors + xs.tx_invalid);
+}
+
 void sr_port_keepalive(struct sr_pmd_dev *dev, uint64_t now_ns)
 {
 	dev->link_check_ns = now_ns + SR_PORT_KEEPALIVE_NS;
+	sr_port_stats(dev);
 	if (!dev->memif_client)
 		return;
 	if (sr_port_link_up(dev)) {

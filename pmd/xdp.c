@@ -13,6 +13,12 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
+#include <linux/if_xdp.h>
+#include <sys/socket.h>
+
+#ifndef SOL_XDP
+#define SOL_XDP 283
+#endif
 
 #include "xdp.h"
 
@@ -249,4 +255,42 @@ uint32_t sr_xdp_queues(const char *ifname)
 			n++;
 	closedir(d);
 	return n ? n : 1;
+}
+
+int sr_xdp_socks(int *fds, int max)
+{
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (d == NULL)
+		return 0;
+	while (n < max && (e = readdir(d)) != NULL) {
+		struct xdp_statistics st;
+		socklen_t len = sizeof(st);
+		int fd = atoi(e->d_name);
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dirfd(d))
+			continue;
+		if (getsockopt(fd, SOL_XDP, XDP_STATISTICS, &st, &len) == 0)
+			fds[n++] = fd;
+	}
+	closedir(d);
+	return n;
+}
+
+void sr_xdp_socks_stats(const int *fds, int n, struct sr_xdp_sock_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < n; i++) {
+		struct xdp_statistics st = { 0 };
+		socklen_t len = sizeof(st);
+
+		if (getsockopt(fds[i], SOL_XDP, XDP_STATISTICS, &st, &len) != 0)
+			continue;
+		out->rx_dropped += st.rx_dropped;
+		out->rx_ring_full += st.rx_ring_full;
+		out->rx_invalid += st.rx_invalid_descs;
+		out->tx_invalid += st.tx_invalid_descs;
+	}
 }

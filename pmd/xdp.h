@@ -46,6 +46,22 @@ int sr_xdp_addrs_set(int ifindex, const uint8_t (*ip)[16], uint32_t n);
 /* Frames the program redirected to sroce so far, or 0. */
 uint64_t sr_xdp_redirected(int ifindex);
 
+/*
+ * The AF_XDP sockets open in this process (descriptors that answer
+ * XDP_STATISTICS), at most max of them: the port's are those that appear
+ * while its queues are set up (DPDK keeps them to itself).  Returns n.
+ */
+int sr_xdp_socks(int *fds, int max);
+
+/* The kernel's counters of those sockets, summed. */
+struct sr_xdp_sock_stats {
+	uint64_t rx_dropped;     /* no fill buffer for a frame */
+	uint64_t rx_ring_full;   /* no room in the receive ring */
+	uint64_t rx_invalid;     /* fill descriptors refused */
+	uint64_t tx_invalid;     /* send descriptors refused */
+};
+void sr_xdp_socks_stats(const int *fds, int n, struct sr_xdp_sock_stats *out);
+
 /* Receive queues of the interface (/sys/class/net/NAME/queues), >= 1. */
 uint32_t sr_xdp_queues(const char *ifname);
 

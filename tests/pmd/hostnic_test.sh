@@ -39,6 +39,10 @@
 #              rc_bi_bw runs three times: it found that AF_XDP refused
 #              frames sent from the upper part of the mbuf pool (a lost
 #              DREP, a hang at the end one run in two; pmd/port.c)
+#   drops      frames that reach A's AF_XDP socket while sroce is stopped
+#              (SIGSTOP) overflow its ring; the port's own count of them
+#              (the kernel's XDP_STATISTICS rx_dropped) reaches sroce-stat
+#              as port_rx_missed, and the port goes on (a client's rounds)
 #   bad_input  an interface that does not exist, one that is down, a
 #              host NIC with a mac key: one line, nonzero exit, nothing
 #              attached
@@ -382,6 +386,60 @@ apps)
 	done
 	nothing_left $nsa $ia
 	nothing_left $nsb $ib
+	;;
+drops)
+	pair_setup
+	# dedicated: the engine polls while rdma_peer waits for its peer
+	hn_conf a $ia "iface_mode = af_xdp" "mode = dedicated"
+	hn_conf b $ib "iface_mode = af_xdp"
+	SROCE_CONFIG=$tmp/a.conf ip netns exec $nsa timeout 60 "$peer_bin" \
+		server --tcp $tcp --oob 10.81.0.1 --rounds 2 --rc-timeout 14 \
+		> "$tmp/server.log" 2>&1 &
+	pids=$!
+	for i in $(seq 50); do
+		ls "$tmp/stats"/*.stats > /dev/null 2>&1 && break
+		sleep 0.1
+	done
+	f=$(ls "$tmp/stats"/*.stats 2>/dev/null | head -1)
+	[ -n "$f" ] || fail "the server made no stats file"
+	sleep 0.5                       # the XDP program attached
+	spid=$(pgrep -x rdma_peer | tail -1)
+	kill -STOP $spid
+	# 6000 datagrams to UDP/4791 at A's address: the XDP program hands
+	# them to the stopped sroce's socket, whose ring has 2048 slots
+	ip netns exec $nsb python3 - $ib $(cat /sys/class/net/$ia/address 2>/dev/null ||
+		ip netns exec $nsa cat /sys/class/net/$ia/address) <<'PY'
+import socket, struct, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((sys.argv[1], 0))
+def csum(b):
+    t = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    t = (t >> 16) + (t & 0xffff)
+    return ~(t + (t >> 16)) & 0xffff
+pay = bytes(64)
+udp = struct.pack("!HHHH", 49152, 4791, 8 + len(pay), 0) + pay
+ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0x4000, 64, 17,
+                 0, bytes([10, 81, 0, 2]), bytes([10, 81, 0, 1]))
+ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+eth = bytes.fromhex(sys.argv[2].replace(":", "")) + s.getsockname()[4] + b"\x08\x00"
+for i in range(6000):
+    s.send(eth + ip + udp)
+PY
+	kill -CONT $spid
+	sleep 1
+	"$(dirname "$pcap_bin")/../sroce-stat/sroce-stat" -f "$f" > "$tmp/stat.log" 2>&1
+	cat "$tmp/stat.log"
+	# the port goes on: a client from B runs its rounds, data checked
+	SROCE_CONFIG=$tmp/b.conf ip netns exec $nsb timeout 60 "$peer_bin" \
+		client --tcp $tcp --oob 10.81.0.1 --rounds 2 --rc-timeout 14 \
+		> "$tmp/client.log" 2>&1 || fail "client after the overflow"
+	wait $pids || fail "server after the overflow"
+	pids=""
+	n=$(awk '$1 == "port_rx_missed" { print $2 }' "$tmp/stat.log")
+	[ "${n:-0}" -gt 0 ] ||
+		fail "6000 frames into a stopped AF_XDP socket, none counted missed"
+	echo "ok: port_rx_missed $n"
+	nothing_left $nsa $ia
 	;;
 bad_input)
 	pair_setup
