@@ -34,7 +34,7 @@ def read_setup(d):
     s = {}
     with open(os.path.join(d, "setup")) as f:
         for line in f:
-            k, v = line.split()
+            k, _, v = line.strip().partition(" ")
             s[k] = v
     return s
 
@@ -176,6 +176,7 @@ def text(d):
           "%s s flows, figures after the first 1 s; min / median / max over runs"
           % (setup["rate_mbps"], setup["queue"], setup["kmin"], setup["kmax"],
              setup["pmax"], setup["seconds"]))
+    print("DCQCN: %s" % (setup.get("dcqcn") or "ConnectX's defaults"))
     cases = list(res)
     print("%-24s" % "" + "".join("%-24s" % ("CC %s, %s QPs (%d/%d ok)" % (
         c.split("-")[0], c.split("-q")[1], res[c]["ok"], res[c]["runs"])) for c in cases))

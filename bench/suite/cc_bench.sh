@@ -37,6 +37,18 @@ kmax=${CC_KMAX:-32768}
 pmax=${CC_PMAX:-20}
 seconds=${CC_SECONDS:-6}
 line=${CC_LINE:-$rate}            # the hosts' links (line_rate), Mbit/s
+# DCQCN's parameters for this slow line (docs/congestion.md, "Parameters
+# for a slow line"): ConnectX's defaults are made for 25-100 Gbit/s and a
+# round trip of microseconds; at 100 Mbit/s, behind a 5 ms queue, their
+# 300 us increase timer with F = 1 and 5/50 Mbit/s steps overshoot every
+# round trip.  F = 5 (the DCQCN paper's), the timer at 3 ms (about the
+# round trip here), steps of 1 Mbit/s (1 % of the line).  CC_EXTRA=""
+# runs ConnectX's defaults; any other CC_EXTRA replaces these lines.
+slow_line='dcqcn = rpg_threshold=5
+dcqcn = rpg_time_reset=3000
+dcqcn = rpg_ai_rate=1
+dcqcn = rpg_hai_rate=1'
+extra=${CC_EXTRA-$slow_line}
 cases=${CC_CASES:-"1 2"}          # QPs per sender
 modes=${CC_MODES:-"on off"}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -86,7 +98,7 @@ one_run() {
 		# every host's link as fast as the bottleneck (2:1 incast,
 		# as the DCQCN paper's testbed): line_rate paces each QP to it
 		echo "line_rate = $line" >> "$tmp/h$i.conf"
-		[ -n "${CC_EXTRA:-}" ] && printf '%s\n' "$CC_EXTRA" >> "$tmp/h$i.conf"
+		[ -n "$extra" ] && printf '%s\n' "$extra" >> "$tmp/h$i.conf"
 	done
 	rm -f "$out/cc/$name".*
 	ip netns exec "${tag}sw" "$bneck" -p "${tag}p1" -p "${tag}p2" \
@@ -130,6 +142,8 @@ done
 printf 'rate_mbps %s\nline_mbps %s\nqueue %s\nkmin %s\nkmax %s\npmax %s\nseconds %s\nruns %s\nport %s\n' \
 	"$rate" "$line" "$queue" "$kmin" "$kmax" "$pmax" "$seconds" "$runs" "${tag}p3" \
 	> "$out/cc/setup"
+echo "dcqcn $(printf '%s\n' "$extra" | sed -n 's/^dcqcn = //p' | tr '\n' ' ')" \
+	>> "$out/cc/setup"
 [ -n "${CC_NO_REPORT:-}" ] && exit 0
 python3 "$root/bench/cc/cc_report.py" "$out/cc" > "$out/cc.txt"
 python3 "$root/bench/cc/cc_report.py" --json "$out/cc" > "$out/cc.json"
