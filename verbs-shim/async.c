@@ -2,7 +2,8 @@
 /*
  * async.c — asynchronous events: the transport's callback, the per-context
  * queue read through ibv_context.async_fd (an eventfd), and the map from
- * lib/ objects to the ibverbs objects that wrap them.
+ * lib/ objects to the ibverbs objects that wrap them (several for an XRC
+ * target QP that ibv_open_qp gave more handles: each gets the event).
  *
  * The callback runs on the engine thread (core/dev.h): it only looks the
  * object up, queues the event and signals the eventfd.  An event is
@@ -15,6 +16,9 @@
 #include <unistd.h>
 
 #include "shim.h"
+
+/* Handles an event reaches at most (an XRC target's, ibv_open_qp). */
+#define SR_IBV_EV_HANDLES 64
 
 struct sr_ibv_map_entry {
 	const void *lib;
@@ -48,11 +52,12 @@ out_unlock:
 	return rc;
 }
 
-void sr_ibv_map_del(struct sr_ibv_rt *rt, const void *lib)
+void sr_ibv_map_del(struct sr_ibv_rt *rt, const void *lib,
+		    const void *wrapper)
 {
 	pthread_mutex_lock(&rt->map_lock);
 	for (unsigned int i = 0; i < rt->map_n; i++) {
-		if (rt->map[i].lib == lib) {
+		if (rt->map[i].lib == lib && rt->map[i].wrapper == wrapper) {
 			rt->map[i] = rt->map[--rt->map_n];
 			break;
 		}
@@ -91,36 +96,41 @@ void sr_ibv_ev_push(struct sr_ibv_ctx *ctx, const struct ibv_async_event *ev)
 void sr_ibv_async_cb(void *arg, const struct sr_async_event *ev)
 {
 	struct sr_ibv_rt *rt = arg;
-	struct ibv_async_event out = { .event_type = (enum ibv_event_type)ev->type };
-	struct sr_ibv_ctx *ctx = NULL;
+	struct ibv_async_event out[SR_IBV_EV_HANDLES];
+	struct sr_ibv_ctx *ctx[SR_IBV_EV_HANDLES];
 	const void *lib = ev->qp;   /* the union's members share storage */
+	unsigned int n = 0;
 
 	if (ev->type == SR_EVENT_DEVICE_FATAL) {   /* every context's */
 		sr_ibv_port_event(rt, IBV_EVENT_DEVICE_FATAL);
 		return;
 	}
+	/* every handle of the object: an XRC target may have several */
 	pthread_mutex_lock(&rt->map_lock);
-	for (unsigned int i = 0; i < rt->map_n; i++) {
+	for (unsigned int i = 0; i < rt->map_n && n < SR_IBV_EV_HANDLES; i++) {
 		if (rt->map[i].lib != lib)
 			continue;
-		ctx = rt->map[i].ctx;
+		ctx[n] = rt->map[i].ctx;
+		out[n] = (struct ibv_async_event){
+			.event_type = (enum ibv_event_type)ev->type,
+		};
 		switch (ev->type) {
 		case SR_EVENT_CQ_ERR:
-			out.element.cq = rt->map[i].wrapper;
+			out[n].element.cq = rt->map[i].wrapper;
 			break;
 		case SR_EVENT_SRQ_ERR:
 		case SR_EVENT_SRQ_LIMIT_REACHED:
-			out.element.srq = rt->map[i].wrapper;
+			out[n].element.srq = rt->map[i].wrapper;
 			break;
 		default:
-			out.element.qp = rt->map[i].wrapper;
+			out[n].element.qp = rt->map[i].wrapper;
 			break;
 		}
-		break;
+		n++;
 	}
 	pthread_mutex_unlock(&rt->map_lock);
-	if (ctx)
-		sr_ibv_ev_push(ctx, &out);
+	for (unsigned int i = 0; i < n; i++)
+		sr_ibv_ev_push(ctx[i], &out[i]);
 }
 
 int sr_ibv_async_init(struct sr_ibv_ctx *ctx)

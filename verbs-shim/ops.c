@@ -9,11 +9,10 @@
  * abi_compat is __VERBS_ABI_IS_EXTENDED and sz covers the op (the
  * inline checks sz >= sizeof(struct verbs_context) - offsetof(op)).
  * ibv_alloc_parent_domain, ibv_alloc_td and ibv_dealloc_td likewise
- * (pd_parent.c), ibv_open_xrcd, ibv_close_xrcd (xrcd.c) and
- * ibv_get_srq_num (srq.c) likewise.  Ops left NULL make their inline
- * helpers fail with EOPNOTSUPP or ENOSYS (ibv_open_qp: a target QP is
- * not shared across processes; WQs, RSS, flows, DM, counters, CQ
- * moderation).  ibv_advise_mr goes to sr_ibv_advise_mr (mr.c).
+ * (pd_parent.c), ibv_open_xrcd, ibv_close_xrcd, ibv_open_qp (xrcd.c)
+ * and ibv_get_srq_num (srq.c) likewise.  Ops left NULL make their inline
+ * helpers fail with EOPNOTSUPP or ENOSYS (WQs, RSS, flows, DM, counters,
+ * CQ moderation).  ibv_advise_mr goes to sr_ibv_advise_mr (mr.c).
  */
 #include "shim.h"
 

@@ -148,6 +148,14 @@ struct ibv_qp *sr_ibv_create_qp_ex(struct ibv_context *c,
 		errno = sr_ibv_err(rc);
 		goto out_fini_ex;
 	}
+	/* an XRC target: ibv_open_qp may give it more handles */
+	if (tgt) {
+		rc = sr_ibv_tgt_add(w, a->xrcd);
+		if (rc) {
+			errno = sr_ibv_err(rc);
+			goto out_unmap;
+		}
+	}
 	/* sroce-stat -q shows it (no slot left: the device's sums only) */
 	(void)sr_xstats_qp_attach(&ctx->rt->xstats, w->qp);
 	a->cap.max_send_wr = init.cap.max_send_wr;
@@ -169,6 +177,8 @@ struct ibv_qp *sr_ibv_create_qp_ex(struct ibv_context *c,
 	pthread_mutex_init(&q->mutex, NULL);
 	pthread_cond_init(&q->cond, NULL);
 	return q;
+out_unmap:
+	sr_ibv_map_del(ctx->rt, w->qp, &w->qpx.base.qp_base);
 out_fini_ex:
 	sr_ibv_qp_ex_fini(w);
 out_destroy:
@@ -413,15 +423,25 @@ int ibv_destroy_qp(struct ibv_qp *qp)
 	if (qp == NULL)
 		return EINVAL;
 	w = sr_qp_of(qp);
+	/* one handle of several on an XRC target: only the handle goes */
+	if (w->tgt != NULL && sr_ibv_tgt_put(w)) {
+		sr_ibv_map_del(w->rt, w->qp, qp);
+		pthread_cond_destroy(&qp->cond);
+		pthread_mutex_destroy(&qp->mutex);
+		free(w);
+		return 0;
+	}
 	if (qp->qp_type == IBV_QPT_UD || qp->qp_type == IBV_QPT_UC)
 		sr_ibv_qp_drain_sends(w);
 	if (qp->qp_type == IBV_QPT_UD)
 		sr_ibv_qp_leave_groups(w);
 	sr_xstats_qp_detach(&w->rt->xstats, w->qp);
 	rc = sr_qp_destroy(w->qp);
+	if (w->tgt != NULL)
+		sr_ibv_tgt_done(w, rc == 0);
 	if (rc)
 		return sr_ibv_err(rc);
-	sr_ibv_map_del(w->rt, w->qp);
+	sr_ibv_map_del(w->rt, w->qp, qp);
 	sr_ibv_qp_ex_fini(w);
 	pthread_cond_destroy(&qp->cond);
 	pthread_mutex_destroy(&qp->mutex);

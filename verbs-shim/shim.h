@@ -45,6 +45,8 @@
 struct sr_pmd_dev;
 struct sr_cm_host;
 struct sr_ibv_map_entry;
+struct sr_ibv_qp;
+struct sr_ibv_tgt;
 struct sr_ibv_xrcd;
 struct sr_xrcd;
 struct sr_dev;
@@ -93,6 +95,7 @@ struct sr_ibv_rt {
 	int daemon_fd;                    /* -1: the embedded device */
 	pthread_mutex_t xrcd_lock;        /* xrcds (xrcd.c); before dev->lock */
 	struct sr_ibv_xrcd *xrcds;        /* open XRC domains */
+	struct sr_ibv_tgt *tgts;          /* XRC target QPs (xrcd_lock) */
 };
 
 struct sr_ibv_dev {
@@ -244,8 +247,19 @@ static inline struct sr_ibv_xrcd *sr_xrcd_of(struct ibv_xrcd *x)
 	return sr_container_of(x, struct sr_ibv_xrcd, ibxrcd);
 }
 
-/* ibv_open_xrcd / ibv_close_xrcd in the verbs_context (xrcd.c). */
+/* ibv_open_xrcd, ibv_close_xrcd and ibv_open_qp in the verbs_context
+ * (xrcd.c). */
 void sr_ibv_xrcd_ops_init(struct verbs_context *v);
+/* A new XRC target QP's record, its creator the first handle: 0 or
+ * -ENOMEM.  Forgetting it is for its last handle's destroy. */
+int sr_ibv_tgt_add(struct sr_ibv_qp *w, struct ibv_xrcd *xrcd);
+/*
+ * Destroy one handle of an XRC target: true when others remain (the QP
+ * stays; xrcd_lock is released), false for the last one (the caller
+ * destroys the QP, then calls sr_ibv_tgt_done with the lock still held).
+ */
+bool sr_ibv_tgt_put(struct sr_ibv_qp *w);
+void sr_ibv_tgt_done(struct sr_ibv_qp *w, bool destroyed);
 /* ibv_get_srq_num (srq.c). */
 int sr_ibv_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
 
@@ -262,10 +276,23 @@ struct sr_ibv_qp_ex_flush {
 			 uint8_t level);
 };
 
+/*
+ * An XRC target QP and its handles (xrcd.c): the one ibv_create_qp made
+ * and those ibv_open_qp opened, in this process.  The QP lives until its
+ * last handle is destroyed, as the kernel's shared QPs do.
+ */
+struct sr_ibv_tgt {
+	struct sr_qp *qp;
+	struct ibv_xrcd *xrcd;            /* the domain it was created in */
+	unsigned int handles;             /* rt->xrcd_lock */
+	struct sr_ibv_tgt *next;          /* in rt->tgts */
+};
+
 struct sr_ibv_qp {
 	struct sr_ibv_qp_ex_flush qpx;    /* ibv_qp first */
 	struct sr_qp *qp;
 	struct sr_ibv_rt *rt;
+	struct sr_ibv_tgt *tgt;           /* XRC targets only */
 	bool ex;                          /* ibv_qp_to_qp_ex() allowed */
 	/* New post-send API (wr_api.c): WRs built between wr_start and
 	 * wr_complete. */
@@ -313,7 +340,8 @@ void sr_ibv_helper_stop(struct sr_ibv_rt *rt);
 /* Object map for async events: lib pointer -> wrapper (async.c). */
 int sr_ibv_map_add(struct sr_ibv_rt *rt, const void *lib, void *wrapper,
 		   struct sr_ibv_ctx *ctx);
-void sr_ibv_map_del(struct sr_ibv_rt *rt, const void *lib);
+void sr_ibv_map_del(struct sr_ibv_rt *rt, const void *lib,
+		    const void *wrapper);
 void sr_ibv_async_cb(void *rt, const struct sr_async_event *ev);
 int sr_ibv_async_init(struct sr_ibv_ctx *ctx);
 void sr_ibv_async_fini(struct sr_ibv_ctx *ctx);

@@ -11,6 +11,14 @@
  * ignored.  Another process opening the same inode gets its own domain:
  * sroce's objects live in each process, so sharing XRC SRQs and targets
  * across processes (ibv_open_qp of another's target) is not possible.
+ *
+ * ibv_open_qp opens another handle on an XRC target QP of this process,
+ * by number within its domain, as the kernel's ib_open_qp: the QP stays
+ * until its last handle, the creator's included, is destroyed; each
+ * handle may modify and query it and gets its events.  Errors: EINVAL
+ * without the number, domain and type, for another type than
+ * IBV_QPT_XRC_RECV, and for a number that is no target of the domain
+ * here (another process's included); EOPNOTSUPP for unknown comp_mask bits.
  * Errors: EOPNOTSUPP for unknown comp_mask bits, EINVAL without FD and
  * OFLAGS (rdma-core's check), EBADF for a bad fd, EBUSY closing a domain
  * an SRQ or a target QP still uses.
@@ -20,6 +28,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "qp/qp.h"
 #include "qp/xrcd.h"
 #include "shim.h"
 
@@ -139,8 +148,121 @@ static int sr_ibv_close_xrcd(struct ibv_xrcd *ibx)
 	return 0;
 }
 
+/* ---- XRC target QPs and their handles ---- */
+
+int sr_ibv_tgt_add(struct sr_ibv_qp *w, struct ibv_xrcd *xrcd)
+{
+	struct sr_ibv_tgt *t = calloc(1, sizeof(*t));
+
+	if (t == NULL)
+		return -ENOMEM;
+	t->qp = w->qp;
+	t->xrcd = xrcd;
+	t->handles = 1;
+	pthread_mutex_lock(&w->rt->xrcd_lock);
+	t->next = w->rt->tgts;
+	w->rt->tgts = t;
+	pthread_mutex_unlock(&w->rt->xrcd_lock);
+	w->tgt = t;
+	return 0;
+}
+
+bool sr_ibv_tgt_put(struct sr_ibv_qp *w)
+{
+	pthread_mutex_lock(&w->rt->xrcd_lock);
+	if (w->tgt->handles > 1) {
+		w->tgt->handles--;
+		pthread_mutex_unlock(&w->rt->xrcd_lock);
+		return true;
+	}
+	return false;                  /* still locked: no open meanwhile */
+}
+
+void sr_ibv_tgt_done(struct sr_ibv_qp *w, bool destroyed)
+{
+	struct sr_ibv_tgt **pp;
+
+	if (destroyed) {
+		for (pp = &w->rt->tgts; *pp != NULL; pp = &(*pp)->next) {
+			if (*pp == w->tgt) {
+				*pp = w->tgt->next;
+				break;
+			}
+		}
+	}
+	pthread_mutex_unlock(&w->rt->xrcd_lock);
+	if (destroyed) {
+		free(w->tgt);
+		w->tgt = NULL;
+	}
+}
+
+static struct ibv_qp *sr_ibv_open_qp(struct ibv_context *c,
+				     struct ibv_qp_open_attr *a)
+{
+	const uint32_t need = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
+			      IBV_QP_OPEN_ATTR_TYPE;
+	struct sr_ibv_ctx *ctx = sr_ctx(c);
+	struct sr_ibv_rt *rt = ctx->rt;
+	struct sr_ibv_tgt *t;
+	struct sr_ibv_qp *w;
+	struct ibv_qp *q;
+	int rc;
+
+	if (a == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (a->comp_mask >= IBV_QP_OPEN_ATTR_RESERVED) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if ((a->comp_mask & need) != need || a->xrcd == NULL ||
+	    a->qp_type != IBV_QPT_XRC_RECV) {
+		errno = EINVAL;
+		return NULL;
+	}
+	w = sr_ibv_obj_new(rt, sizeof(*w));
+	if (w == NULL)
+		return NULL;
+	pthread_mutex_lock(&rt->xrcd_lock);
+	for (t = rt->tgts; t != NULL; t = t->next)
+		if (t->xrcd == a->xrcd && sr_qp_num(t->qp) == a->qp_num)
+			break;
+	if (t != NULL)
+		t->handles++;
+	pthread_mutex_unlock(&rt->xrcd_lock);
+	if (t == NULL) {
+		free(w);
+		errno = EINVAL;               /* no such target here */
+		return NULL;
+	}
+	w->rt = rt;
+	w->qp = t->qp;
+	w->tgt = t;
+	rc = sr_ibv_map_add(rt, w->qp, &w->qpx.base.qp_base, ctx);
+	if (rc) {
+		(void)sr_ibv_tgt_put(w);  /* another handle exists: the creator's */
+		free(w);
+		errno = sr_ibv_err(rc);
+		return NULL;
+	}
+	q = &w->qpx.base.qp_base;
+	q->context = c;
+	q->qp_context = (a->comp_mask & IBV_QP_OPEN_ATTR_CONTEXT) ?
+			a->qp_context : NULL;
+	q->qp_num = a->qp_num;
+	q->handle = q->qp_num;
+	q->state = (enum ibv_qp_state)sr_qp_state(w->qp);
+	q->qp_type = IBV_QPT_XRC_RECV;
+	pthread_mutex_init(&q->mutex, NULL);
+	pthread_cond_init(&q->cond, NULL);
+	return q;
+}
+
 void sr_ibv_xrcd_ops_init(struct verbs_context *v)
 {
 	v->open_xrcd = sr_ibv_open_xrcd;
 	v->close_xrcd = sr_ibv_close_xrcd;
+	v->open_qp = sr_ibv_open_qp;
 }

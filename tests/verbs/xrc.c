@@ -16,12 +16,19 @@
  *                 send ops (EINVAL); XRC_SEND needs a send CQ (EINVAL) and
  *                 ignores a receive CQ; neither takes a receive (EINVAL);
  *                 both reach RTS with their own attributes, ibv_query_qp
- *                 says so; ibv_open_qp is EOPNOTSUPP
+ *                 says so
  *   traffic       SEND with wr.qp_type.xrc.remote_srqn into the SRQ it
  *                 names (data, wc.qp_num the target's, the SRQ's CQ);
  *                 ibv_wr_* with ibv_wr_set_xrc_srqn: WRITE, READ,
  *                 FETCH_ADD; ibv_wr_set_xrc_srqn on an RC QP: EINVAL
  *   foreign_srq   a SEND naming an SRQ of another domain: REM_INV_REQ_ERR
+ *   open_qp       ibv_open_qp: EINVAL without number, domain or type, for
+ *                 another type, another domain or an unknown number,
+ *                 EOPNOTSUPP for a reserved bit; a second handle on the
+ *                 target (its number, type, context, RTS); the creator's
+ *                 handle destroyed, the target still takes SENDs (data
+ *                 checked) and its domain cannot close (EBUSY); a
+ *                 target whose only handle is destroyed opens no more
  * Exit 0 when all pass; each check prints one line.
  */
 #include <errno.h>
@@ -217,7 +224,6 @@ static int qp_up(struct env *e, struct ibv_qp *qp, uint32_t dqpn, int tgt)
 static void check_qp_create(struct env *e)
 {
 	struct ibv_qp_init_attr_ex a = { 0 };
-	struct ibv_qp_open_attr oa = { 0 };
 	struct ibv_recv_wr rwr = { .wr_id = 1 }, *rbad;
 	struct ibv_qp *q;
 	int ok = 1;
@@ -282,14 +288,6 @@ static void check_qp_create(struct env *e)
 		    qa.cap.max_recv_wr != 0 || qa.cap.max_send_wr < 16)
 			ok = 0, why = "ibv_query_qp";
 	}
-	oa.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
-		       IBV_QP_OPEN_ATTR_TYPE;
-	oa.qp_num = e->tgt ? e->tgt->qp_num : 0;
-	oa.xrcd = e->xrcd;
-	oa.qp_type = IBV_QPT_XRC_RECV;
-	errno = 0;
-	if (ibv_open_qp(e->ctx, &oa) != NULL || errno != EOPNOTSUPP)
-		ok = 0, why = "ibv_open_qp";
 	report("qp_create", ok, why);
 }
 
@@ -417,6 +415,99 @@ static void check_foreign_srq(struct env *e)
 	report("foreign_srq", ok, ok ? NULL : d);
 }
 
+/* ibv_open_qp with this mask, number, domain and type: NULL's errno or 0 */
+static int open_err(struct env *e, uint32_t mask, uint32_t num,
+		    struct ibv_xrcd *x, enum ibv_qp_type type)
+{
+	struct ibv_qp_open_attr oa = { .comp_mask = mask, .qp_num = num,
+				       .xrcd = x, .qp_type = type };
+	struct ibv_qp *q;
+
+	errno = 0;
+	q = ibv_open_qp(e->ctx, &oa);
+	if (q != NULL) {
+		ibv_destroy_qp(q);
+		return 0;
+	}
+	return errno;
+}
+
+static void check_open_qp(struct env *e)
+{
+	const uint32_t all = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD |
+			     IBV_QP_OPEN_ATTR_TYPE;
+	struct ibv_qp_open_attr oa = { .comp_mask = all | IBV_QP_OPEN_ATTR_CONTEXT,
+				       .xrcd = e->xrcd,
+				       .qp_type = IBV_QPT_XRC_RECV,
+				       .qp_context = e };
+	struct ibv_qp_attr qa;
+	struct ibv_qp_init_attr qi;
+	struct ibv_qp *h = NULL;
+	struct ibv_wc wc;
+	uint32_t srqn = 0, num;
+	const char *why = NULL;
+	int ok = e->tgt && e->ini && !ibv_get_srq_num(e->srq, &srqn);
+
+	num = e->tgt ? e->tgt->qp_num : 0;
+	oa.qp_num = num;
+	if (ok && (open_err(e, all & ~IBV_QP_OPEN_ATTR_NUM, num, e->xrcd,
+			    IBV_QPT_XRC_RECV) != EINVAL ||
+		   open_err(e, all & ~IBV_QP_OPEN_ATTR_XRCD, num, e->xrcd,
+			    IBV_QPT_XRC_RECV) != EINVAL ||
+		   open_err(e, all & ~IBV_QP_OPEN_ATTR_TYPE, num, e->xrcd,
+			    IBV_QPT_XRC_RECV) != EINVAL ||
+		   open_err(e, all, num, e->xrcd, IBV_QPT_RC) != EINVAL ||
+		   open_err(e, all, num, e->other, IBV_QPT_XRC_RECV) != EINVAL ||
+		   open_err(e, all, e->ini->qp_num, e->xrcd,
+			    IBV_QPT_XRC_RECV) != EINVAL ||
+		   open_err(e, all | IBV_QP_OPEN_ATTR_RESERVED, num, e->xrcd,
+			    IBV_QPT_XRC_RECV) != EOPNOTSUPP))
+		ok = 0, why = "bad arguments";
+	if (ok) {
+		h = ibv_open_qp(e->ctx, &oa);
+		if (h == NULL || h == e->tgt || h->qp_num != num ||
+		    h->qp_type != IBV_QPT_XRC_RECV || h->qp_context != e ||
+		    ibv_query_qp(h, &qa, IBV_QP_STATE, &qi) ||
+		    qa.qp_state != IBV_QPS_RTS)
+			ok = 0, why = "second handle";
+	}
+	/* the creator's handle goes: the target stays for the other */
+	if (ok && ibv_destroy_qp(e->tgt) != 0)
+		ok = 0, why = "destroy the creator's handle";
+	if (ok)
+		e->tgt = NULL;
+	memset(e->buf + 4096, 0, 3000);
+	for (int i = 0; i < 3000; i++)
+		e->buf[i] = (uint8_t)(i * 3 + 5);
+	if (ok && (post_srq(e, 60, 4096, 3000) || send_to(e, 61, srqn) ||
+		   !poll_one(e->scq, &wc, 5) || wc.status != IBV_WC_SUCCESS ||
+		   !poll_one(e->cq, &wc, 5) || wc.status != IBV_WC_SUCCESS ||
+		   wc.wr_id != 60 || wc.qp_num != num ||
+		   memcmp(e->buf, e->buf + 4096, 3000) != 0))
+		ok = 0, why = "SEND to the target after its creator's destroy";
+	if (ok && (ibv_close_xrcd(e->xrcd) != EBUSY))
+		ok = 0, why = "domain closed under a target";
+	/* the second handle is the target from here on (teardown's) */
+	if (e->tgt == NULL)
+		e->tgt = h;
+	else if (h != NULL)
+		ibv_destroy_qp(h);
+	/* a target whose only handle is destroyed opens no more */
+	if (ok) {
+		struct ibv_qp_init_attr_ex a = {
+			.qp_type = IBV_QPT_XRC_RECV,
+			.comp_mask = IBV_QP_INIT_ATTR_XRCD, .xrcd = e->xrcd,
+		};
+		struct ibv_qp *t = ibv_create_qp_ex(e->ctx, &a);
+		uint32_t tn = t ? t->qp_num : 0;
+
+		if (t == NULL || ibv_destroy_qp(t) != 0 ||
+		    open_err(e, all, tn, e->xrcd, IBV_QPT_XRC_RECV) != EINVAL)
+			ok = 0, why = "a destroyed target opens";
+	}
+	report("open_qp", ok, why);
+}
+
 int main(void)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
@@ -450,6 +541,7 @@ int main(void)
 	check_qp_create(&e);
 	check_traffic(&e);
 	check_srqn_on_rc(&e);
+	check_open_qp(&e);
 	check_foreign_srq(&e);
 	/* teardown in the order the domain allows */
 	ok = (!e.ini || ibv_destroy_qp(e.ini) == 0) &&
