@@ -104,6 +104,8 @@ struct sroced {
 	uint32_t nblocks;               /* blocks 1 .. nblocks-1 handed out */
 	uint32_t next_block;
 	uint64_t quarantine_ns;
+	uint64_t idle_spin_ns;          /* idle rounds spun before a nap */
+	uint64_t idle_nap_ns;           /* then naps this long (main.c) */
 	struct srd_listen listen[SRD_LISTEN_MAX];
 	unsigned int nlisten;
 	bool verbose;

@@ -10,7 +10,8 @@
 # TCP for their exchanges on 127.0.0.1 of the namespace.
 #   loopback     two processes through one daemon (rc, ud, srq pingpong
 #                with data checks): the device's own address, no NIC;
-#                the daemon makes /dev/infiniband/sroce0 (UCX needs it)
+#                the daemon makes /dev/infiniband/sroce0 (UCX needs it);
+#                bad --idle-spin-us / --idle-nap-us values are refused
 #   two_hosts    8 client processes per host at once: ib_write_bw,
 #                ib_read_bw, ib_send_bw, rc/uc/ud pingpong with -c
 #   kill_client  kill -9 of a client mid-transfer: its peer gets an error
@@ -143,6 +144,13 @@ counter() {
 
 case $scen in
 loopback)
+	# the idle policy's options: a bad value is one line and exit 2
+	for bad in "--idle-nap-us 0" "--idle-spin-us x" "--idle-nap-us 100001"; do
+		"$sroced" --foreground $bad > "$tmp/bad.log" 2>&1
+		rc=$?
+		[ $rc -eq 2 ] && [ "$(wc -l < "$tmp/bad.log")" -eq 1 ] ||
+			fail "sroced $bad: exit $rc, $(cat "$tmp/bad.log")"
+	done
 	# UCX lists only devices with a node in /dev/infiniband: the daemon
 	# makes one for its device when there is none (issue 16)
 	if [ "$(id -u)" = 0 ]; then
