@@ -8,6 +8,7 @@
  * may rely on them: they change with sroce, not with rdma-core's ABI.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "cm_host.h"
@@ -75,4 +76,19 @@ int sroce_path_mtu(struct ibv_context *context)
 	if (ibv_query_port(context, SR_IBV_PORT, &pa) != 0)
 		return -errno;
 	return (int)pa.active_mtu;
+}
+
+static void (*_Atomic sr_ibv_qp_destroy_hook)(struct ibv_qp *qp);
+
+void sroce_on_qp_destroy(void (*fn)(struct ibv_qp *qp))
+{
+	atomic_store(&sr_ibv_qp_destroy_hook, fn);
+}
+
+void sr_ibv_qp_destroy_notify(struct ibv_qp *qp)
+{
+	void (*fn)(struct ibv_qp *) = atomic_load(&sr_ibv_qp_destroy_hook);
+
+	if (fn != NULL)
+		fn(qp);
 }

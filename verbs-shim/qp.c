@@ -423,6 +423,8 @@ int ibv_destroy_qp(struct ibv_qp *qp)
 	if (qp == NULL)
 		return EINVAL;
 	w = sr_qp_of(qp);
+	/* an RDMA-CM id that holds it forgets it first */
+	sr_ibv_qp_destroy_notify(qp);
 	/* one handle of several on an XRC target: only the handle goes */
 	if (w->tgt != NULL && sr_ibv_tgt_put(w)) {
 		sr_ibv_map_del(w->rt, w->qp, qp);

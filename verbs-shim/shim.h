@@ -337,6 +337,9 @@ int sr_ibv_waiter_add(struct sr_ibv_rt *rt);
 void sr_ibv_waiter_del(struct sr_ibv_rt *rt);
 void sr_ibv_helper_stop(struct sr_ibv_rt *rt);
 
+/* Tell the drop-in librdmacm that a QP goes (cm.c, sroce_on_qp_destroy). */
+void sr_ibv_qp_destroy_notify(struct ibv_qp *qp);
+
 /* Object map for async events: lib pointer -> wrapper (async.c). */
 int sr_ibv_map_add(struct sr_ibv_rt *rt, const void *lib, void *wrapper,
 		   struct sr_ibv_ctx *ctx);

@@ -24,4 +24,12 @@ int sroce_resolve(struct ibv_context *context, const uint8_t ip[16],
 /* The port's active MTU (IBV_MTU_*), or -errno. */
 int sroce_path_mtu(struct ibv_context *context);
 
+/*
+ * fn is called with every QP ibv_destroy_qp is about to destroy, before it
+ * does: the drop-in librdmacm forgets it in its ids, because a consumer
+ * may destroy an id's QP with verbs (rping does) while the CM still acts
+ * on it (DISCONNECTED moves the id's QP to error).  One hook; NULL: none.
+ */
+void sroce_on_qp_destroy(void (*fn)(struct ibv_qp *qp));
+
 #endif /* SROCE_PRIVATE_H */

@@ -9,7 +9,9 @@
  *   - REQ and REP private data arrive whole; 57 bytes in a REQ: EINVAL;
  *   - a non-blocking channel says EAGAIN when empty; its fd polls;
  *   - disconnection reaches both sides; a second listener on a port:
- *     EADDRINUSE.
+ *     EADDRINUSE;
+ *   - a QP destroyed with ibv_destroy_qp while its id is connected (as
+ *     rping does): the id forgets it, disconnecting does not touch it.
  * Prints "ok: <what>" per check; exits 1 at the first failure.
  */
 #include <arpa/inet.h>
@@ -248,11 +250,19 @@ static int client(void)
 		CHECK(r[i] == (uint8_t)(0x30 + i % 64), "REP pdata byte %d", i);
 	rdma_ack_cm_event(ev);
 	printf("ok: established (active), private data both ways\n");
+	/*
+	 * The QP destroyed with verbs, the id still connected (rping does
+	 * this, its CM thread then taking DISCONNECTED): the id forgets it,
+	 * and disconnecting must not touch the freed QP.
+	 */
+	CHECK(ibv_destroy_qp(id->qp) == 0, "ibv_destroy_qp");
+	CHECK(id->qp == NULL, "the id still names the QP destroyed with verbs");
 	CHECK(rdma_disconnect(id) == 0, "disconnect");
 	ev = wait_event(RDMA_CM_EVENT_DISCONNECTED, 20000);
 	rdma_ack_cm_event(ev);
-	rdma_destroy_qp(id);
+	rdma_destroy_qp(id);            /* its CQs */
 	rdma_destroy_id(id);
+	printf("ok: QP destroyed with verbs, then disconnected\n");
 	printf("ok: disconnected\n");
 	return 0;
 }

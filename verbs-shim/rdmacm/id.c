@@ -21,10 +21,13 @@ static struct ibv_context *sr_rcm_ctx[SR_RCM_MAX_DEVS + 1];
 static int sr_rcm_ndevs;
 
 /* Like rdma-core, every device is opened once and stays open. */
+static void sr_rcm_qp_gone(struct ibv_qp *qp);
+
 static void sr_rcm_devs_open(void)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
 
+	sroce_on_qp_destroy(sr_rcm_qp_gone);
 	if (list == NULL)
 		return;
 	for (int i = 0; list[i] != NULL && sr_rcm_ndevs < SR_RCM_MAX_DEVS; i++) {
@@ -254,6 +257,18 @@ void sr_rcm_ids_del(struct sr_rcm_id *r)
 	pthread_mutex_unlock(&sr_rcm_ids_lock);
 }
 
+/* ibv_destroy_qp is about to destroy qp: no id acts on it from now on. */
+static void sr_rcm_qp_gone(struct ibv_qp *qp)
+{
+	sr_rcm_qp_lock();
+	pthread_mutex_lock(&sr_rcm_ids_lock);
+	for (struct sr_rcm_id *r = sr_rcm_ids; r != NULL; r = r->next)
+		if (r->id.qp == qp)
+			r->id.qp = NULL;
+	pthread_mutex_unlock(&sr_rcm_ids_lock);
+	sr_rcm_qp_unlock();
+}
+
 /*
  * Process exit: the kernel's rdma_cm destroys what a process left (its
  * file closes) and the peers hear a DREP, DREQ or REJ.  Programs rely on
@@ -266,6 +281,7 @@ __attribute__((destructor)) static void sr_rcm_fini(void)
 	for (;;) {
 		struct sr_rcm_id *r;
 
+		sr_rcm_release_lock();
 		pthread_mutex_lock(&sr_rcm_ids_lock);
 		r = sr_rcm_ids;
 		if (r != NULL) {
@@ -275,10 +291,12 @@ __attribute__((destructor)) static void sr_rcm_fini(void)
 			r->next = NULL;
 		}
 		pthread_mutex_unlock(&sr_rcm_ids_lock);
+		/* not the QP: a consumer may have destroyed it with verbs */
+		if (r != NULL)
+			sr_rcm_cm_release(r);
+		sr_rcm_release_unlock();
 		if (r == NULL)
 			break;
-		/* not the QP: a consumer may have destroyed it with verbs */
-		sr_rcm_cm_release(r);
 	}
 }
 
@@ -338,9 +356,11 @@ int rdma_destroy_id(struct rdma_cm_id *id)
 		rdma_ack_cm_event(r->sync_event);
 		r->sync_event = NULL;
 	}
+	sr_rcm_release_lock();          /* against an exit's release */
 	sr_rcm_ids_del(r);
 	sr_rcm_mc_release(r);
 	sr_rcm_cm_release(r);
+	sr_rcm_release_unlock();
 	sr_rcm_chan_purge(r->chan, r);
 	sr_rcm_wait_acked(r);
 	if (r->chan->internal)

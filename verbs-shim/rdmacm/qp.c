@@ -9,6 +9,7 @@
  * default PD, SRQs and rdma_init_qp_attr.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,7 +74,39 @@ static int sr_rcm_modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 	return rc > 0 ? -rc : (rc < 0 ? -errno : 0);
 }
 
+/*
+ * An id's QP is read and changed by the CM's event processing (another
+ * thread, often) while the consumer may destroy it with ibv_destroy_qp.
+ * The libibverbs drop-in tells us first (sr_rcm_qp_gone, id.c), under this
+ * lock, so a QP read under it is alive until it is released.
+ */
+static pthread_mutex_t sr_rcm_qp_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+void sr_rcm_qp_lock(void)
+{
+	pthread_mutex_lock(&sr_rcm_qp_mutex);
+}
+
+void sr_rcm_qp_unlock(void)
+{
+	pthread_mutex_unlock(&sr_rcm_qp_mutex);
+}
+
+static int sr_rcm_qp_connect_locked(struct sr_rcm_id *r,
+				    const struct sr_cma_qp_attr *c);
+
 int sr_rcm_qp_connect(struct sr_rcm_id *r, const struct sr_cma_qp_attr *c)
+{
+	int rc;
+
+	sr_rcm_qp_lock();
+	rc = r->id.qp != NULL ? sr_rcm_qp_connect_locked(r, c) : -EINVAL;
+	sr_rcm_qp_unlock();
+	return rc;
+}
+
+static int sr_rcm_qp_connect_locked(struct sr_rcm_id *r,
+				    const struct sr_cma_qp_attr *c)
 {
 	struct ibv_qp *qp = r->id.qp;
 	struct ibv_qp_attr a;
@@ -123,10 +156,13 @@ int sr_rcm_qp_connect(struct sr_rcm_id *r, const struct sr_cma_qp_attr *c)
 int sr_rcm_qp_error(struct sr_rcm_id *r)
 {
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	int rc = 0;
 
-	if (r->id.qp == NULL)
-		return 0;
-	return sr_rcm_modify(r->id.qp, &a, IBV_QP_STATE);
+	sr_rcm_qp_lock();
+	if (r->id.qp != NULL)
+		rc = sr_rcm_modify(r->id.qp, &a, IBV_QP_STATE);
+	sr_rcm_qp_unlock();
+	return rc;
 }
 
 /* A new QP to INIT (RC, UC) or on to RTS (UD). */
@@ -276,9 +312,11 @@ int rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
 
 void rdma_destroy_qp(struct rdma_cm_id *id)
 {
-	if (id == NULL || id->qp == NULL)
+	if (id == NULL)
 		return;
-	ibv_destroy_qp(id->qp);
+	/* the QP may be gone already, destroyed with verbs: its CQs go too */
+	if (id->qp != NULL)
+		ibv_destroy_qp(id->qp);   /* clears id->qp (sr_rcm_qp_gone) */
 	id->qp = NULL;
 	sr_rcm_cqs_free(sr_rcm_id(id));
 }

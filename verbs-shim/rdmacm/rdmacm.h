@@ -136,6 +136,9 @@ uint16_t sr_rcm_ephemeral_port(void);
 void sr_rcm_route_publish(struct sr_rcm_id *r);
 
 /* Every live id, so that process exit tells the peers (id.c). */
+/* Serialises sr_rcm_cm_release with the list's removals (conn.c). */
+void sr_rcm_release_lock(void);
+void sr_rcm_release_unlock(void);
 void sr_rcm_ids_add(struct sr_rcm_id *r);
 void sr_rcm_ids_del(struct sr_rcm_id *r);
 
@@ -168,6 +171,9 @@ void sr_rcm_cm_release(struct sr_rcm_id *r);
 /* Move id's QP to RTR and RTS with a; 0 or -errno. */
 int sr_rcm_qp_connect(struct sr_rcm_id *r, const struct sr_cma_qp_attr *a);
 int sr_rcm_qp_error(struct sr_rcm_id *r);
+/* Held while an id's QP is read and used against its destroy (qp.c). */
+void sr_rcm_qp_lock(void);
+void sr_rcm_qp_unlock(void);
 /* The responder resources / initiator depth the device allows. */
 uint8_t sr_rcm_max_rd_atomic(struct ibv_context *ctx);
 /* The ah_attr to reach the route's peer (UD). */
