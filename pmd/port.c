@@ -391,10 +391,6 @@ static int sr_port_start(struct sr_pmd_dev *dev,
 }
 
 /*
- * A memif client does not reconnect by itself: when its server went away
- * or refused an early connection, restart the port (once per call).
- */
-/*
  * What the port itself lost, from its driver (rte_eth_stats): frames its
  * ring had no room for (af_packet's tp_drops, AF_XDP's rx_dropped, a NIC's
  * missed), receive errors, no mbuf for a frame, send errors.  Totals since
@@ -423,6 +419,10 @@ static void sr_port_stats(struct sr_pmd_dev *dev)
 		     es.oerrors + xs.tx_invalid);
 }
 
+/*
+ * A memif client does not reconnect by itself: when its server went away
+ * or refused an early connection, restart the port (once per call).
+ */
 void sr_port_keepalive(struct sr_pmd_dev *dev, uint64_t now_ns)
 {
 	dev->link_check_ns = now_ns + SR_PORT_KEEPALIVE_NS;

@@ -288,7 +288,6 @@ void sr_xdp_socks_stats(const int *fds, int n, struct sr_xdp_sock_stats *out)
 
 		if (getsockopt(fds[i], SOL_XDP, XDP_STATISTICS, &st, &len) != 0)
 			continue;
-		out->rx_dropped += st.rx_dropped;
 		out->rx_ring_full += st.rx_ring_full;
 		out->rx_invalid += st.rx_invalid_descs;
 		out->tx_invalid += st.tx_invalid_descs;

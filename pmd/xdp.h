@@ -54,8 +54,8 @@ uint64_t sr_xdp_redirected(int ifindex);
 int sr_xdp_socks(int *fds, int max);
 
 /* The kernel's counters of those sockets, summed. */
+/* (rx_dropped, no fill buffer for a frame, DPDK reports as imissed) */
 struct sr_xdp_sock_stats {
-	uint64_t rx_dropped;     /* no fill buffer for a frame */
 	uint64_t rx_ring_full;   /* no room in the receive ring */
 	uint64_t rx_invalid;     /* fill descriptors refused */
 	uint64_t tx_invalid;     /* send descriptors refused */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * xrcd.c — ibv_open_xrcd / ibv_close_xrcd on lib/qp/xrcd.h.
+ * xrcd.c — ibv_open_xrcd / ibv_close_xrcd on lib/qp/xrcd.h, and
+ * ibv_open_qp on the process's XRC target QPs.
  *
  * What the kernel's ib_uverbs_open_xrcd does for an RNIC, within this
  * process: fd -1 opens a new private domain (whatever the oflags); a
@@ -11,6 +12,9 @@
  * ignored.  Another process opening the same inode gets its own domain:
  * sroce's objects live in each process, so sharing XRC SRQs and targets
  * across processes (ibv_open_qp of another's target) is not possible.
+ * Errors: EOPNOTSUPP for unknown comp_mask bits, EINVAL without FD and
+ * OFLAGS (rdma-core's check), EBADF for a bad fd, EBUSY closing a domain
+ * an SRQ or a target QP still uses.
  *
  * ibv_open_qp opens another handle on an XRC target QP of this process,
  * by number within its domain, as the kernel's ib_open_qp: the QP stays
@@ -19,9 +23,6 @@
  * without the number, domain and type, for another type than
  * IBV_QPT_XRC_RECV, and for a number that is no target of the domain
  * here (another process's included); EOPNOTSUPP for unknown comp_mask bits.
- * Errors: EOPNOTSUPP for unknown comp_mask bits, EINVAL without FD and
- * OFLAGS (rdma-core's check), EBADF for a bad fd, EBUSY closing a domain
- * an SRQ or a target QP still uses.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -240,13 +241,6 @@ static struct ibv_qp *sr_ibv_open_qp(struct ibv_context *c,
 	w->rt = rt;
 	w->qp = t->qp;
 	w->tgt = t;
-	rc = sr_ibv_map_add(rt, w->qp, &w->qpx.base.qp_base, ctx);
-	if (rc) {
-		(void)sr_ibv_tgt_put(w);  /* another handle exists: the creator's */
-		free(w);
-		errno = sr_ibv_err(rc);
-		return NULL;
-	}
 	q = &w->qpx.base.qp_base;
 	q->context = c;
 	q->qp_context = (a->comp_mask & IBV_QP_OPEN_ATTR_CONTEXT) ?
@@ -257,6 +251,13 @@ static struct ibv_qp *sr_ibv_open_qp(struct ibv_context *c,
 	q->qp_type = IBV_QPT_XRC_RECV;
 	pthread_mutex_init(&q->mutex, NULL);
 	pthread_cond_init(&q->cond, NULL);
+	rc = sr_ibv_map_add(rt, w->qp, q, ctx);
+	if (rc) {
+		/* the handle goes as any other: the QP too if it was the last */
+		(void)ibv_destroy_qp(q);
+		errno = sr_ibv_err(rc);
+		return NULL;
+	}
 	return q;
 }
 

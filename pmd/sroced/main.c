@@ -189,9 +189,9 @@ static void srd_idle(const struct sroced *d, uint64_t idle_ns)
 
 	if (idle_ns < d->idle_spin_ns)
 		return;
-	if (idle_ns >= 1000000000ull)
+	if (idle_ns >= 1000000000ull && ts.tv_nsec < 1000000)
 		ts.tv_nsec = 1000000;
-	else if (idle_ns >= 50000000ull && d->idle_nap_ns < 200000)
+	else if (idle_ns >= 50000000ull && ts.tv_nsec < 200000)
 		ts.tv_nsec = 200000;
 	nanosleep(&ts, NULL);
 }

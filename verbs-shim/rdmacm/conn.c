@@ -307,28 +307,6 @@ bool sr_rcm_cm_process(struct sr_rcm_evt *e)
 	}
 }
 
-/*
- * Releases are serialised, and an id leaves the list of live ids (id.c)
- * under the same lock: a program that calls exit() from one thread while
- * another destroys its ids (rping's CM thread exits on a REJ while main
- * destroys the id) runs the exit's release (sr_rcm_fini) and
- * rdma_destroy_id at once, and each must find the id either still listed
- * and whole, or gone.  Recursive: rdma_destroy_id and sr_rcm_fini hold it
- * around their list change and this call.
- */
-static pthread_mutex_t sr_rcm_release_mutex =
-	PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
-
-void sr_rcm_release_lock(void)
-{
-	pthread_mutex_lock(&sr_rcm_release_mutex);
-}
-
-void sr_rcm_release_unlock(void)
-{
-	pthread_mutex_unlock(&sr_rcm_release_mutex);
-}
-
 void sr_rcm_cm_release(struct sr_rcm_id *r)
 {
 	sr_rcm_release_lock();

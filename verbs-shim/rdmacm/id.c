@@ -20,9 +20,9 @@ static pthread_once_t sr_rcm_devs_once = PTHREAD_ONCE_INIT;
 static struct ibv_context *sr_rcm_ctx[SR_RCM_MAX_DEVS + 1];
 static int sr_rcm_ndevs;
 
-/* Like rdma-core, every device is opened once and stays open. */
 static void sr_rcm_qp_gone(struct ibv_qp *qp);
 
+/* Like rdma-core, every device is opened once and stays open. */
 static void sr_rcm_devs_open(void)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
@@ -127,13 +127,9 @@ bool sr_rcm_gid_is_loopback(const uint8_t gid[16])
 
 bool sr_rcm_addr_is_loopback(const struct sockaddr *addr)
 {
-	static const uint8_t one[16] = { [15] = 1 };
+	uint8_t gid[16];
 
-	if (addr->sa_family == AF_INET)
-		return ((const uint8_t *)&((const struct sockaddr_in *)
-					   (const void *)addr)->sin_addr)[0] == 127;
-	return memcmp(&((const struct sockaddr_in6 *)(const void *)addr)
-			       ->sin6_addr, one, 16) == 0;
+	return sr_rcm_gid_of(addr, gid) == 0 && sr_rcm_gid_is_loopback(gid);
 }
 
 uint16_t sr_rcm_addr_port(const struct sockaddr *addr)
@@ -232,6 +228,28 @@ uint16_t sr_rcm_ephemeral_port(void)
 
 static pthread_mutex_t sr_rcm_ids_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sr_rcm_id *sr_rcm_ids;
+
+/*
+ * Releases (sr_rcm_cm_release) are serialised, and an id leaves the list
+ * of live ids under the same lock: a program that calls exit() from one
+ * thread while another destroys its ids (rping's CM thread exits on a REJ
+ * while main destroys the id) runs the exit's release (sr_rcm_fini) and
+ * rdma_destroy_id at once, and each must find the id either still listed
+ * and whole, or gone.  Recursive: rdma_destroy_id and sr_rcm_fini hold it
+ * around their list change and the release.
+ */
+static pthread_mutex_t sr_rcm_release_mutex =
+	PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+void sr_rcm_release_lock(void)
+{
+	pthread_mutex_lock(&sr_rcm_release_mutex);
+}
+
+void sr_rcm_release_unlock(void)
+{
+	pthread_mutex_unlock(&sr_rcm_release_mutex);
+}
 
 void sr_rcm_ids_add(struct sr_rcm_id *r)
 {

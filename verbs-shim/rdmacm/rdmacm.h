@@ -136,11 +136,11 @@ uint16_t sr_rcm_ephemeral_port(void);
 void sr_rcm_route_publish(struct sr_rcm_id *r);
 
 /* Every live id, so that process exit tells the peers (id.c). */
-/* Serialises sr_rcm_cm_release with the list's removals (conn.c). */
-void sr_rcm_release_lock(void);
-void sr_rcm_release_unlock(void);
 void sr_rcm_ids_add(struct sr_rcm_id *r);
 void sr_rcm_ids_del(struct sr_rcm_id *r);
+/* Serialises sr_rcm_cm_release with the list's removals (id.c). */
+void sr_rcm_release_lock(void);
+void sr_rcm_release_unlock(void);
 
 /* ---- channels and events (channel.c) ---- */
 struct sr_rcm_chan *sr_rcm_chan_new(bool internal);
