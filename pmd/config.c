@@ -591,6 +591,8 @@ void sr_pmd_config_init(struct sr_pmd_config *cfg)
 	*cfg = (struct sr_pmd_config){
 		.node = -1,
 		.daemon_fd = -1,
+		.bell_fd = -1,
+		.bell_efd = -1,
 		.mode = SR_PMD_MODE_INLINE,
 		.engine_lcore = 1,
 		.engines = 1,

@@ -89,6 +89,9 @@ struct sr_pmd_config {
 	bool any_ip;                      /* RoCEv2 to any destination IP */
 	int daemon_fd;                    /* with has_gw: the attachment to
 					   * sroced, closed with the device */
+	int bell_fd, bell_efd;            /* with has_gw: the channel's
+					   * doorbell (sroced/proto.h), or -1;
+					   * the device takes them */
 	uint32_t qpn_base;                /* with has_gw: sroced's QPN block */
 	uint32_t max_qp;                  /* with has_gw: the block's size */
 };

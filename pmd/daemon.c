@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -56,44 +57,104 @@ static int sr_daemon_connect(const char *sock)
 	return fd;
 }
 
-/* Send a request, wait (5 s at most) for its reply of up to cap bytes.
- * One call at a time in the process: replies come in order on fd. */
+/*
+ * Send a request, wait (5 s at most) for its reply of up to cap bytes.
+ * One call at a time in the process: replies come in order on fd.  A
+ * reply may carry descriptors (ATTACH's doorbell): up to nfds go to fds,
+ * -1 where none came; the rest are closed.
+ */
 static int sr_daemon_call_locked(int fd, const void *req, size_t len,
-				 void *rep, size_t cap);
+				 void *rep, size_t cap, int *fds,
+				 unsigned int nfds);
 
-static int sr_daemon_call(int fd, const void *req, size_t len, void *rep,
-			  size_t cap)
+static int sr_daemon_call_fds(int fd, const void *req, size_t len,
+			      void *rep, size_t cap, int *fds,
+			      unsigned int nfds)
 {
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	int rc;
 
 	pthread_mutex_lock(&lock);
-	rc = sr_daemon_call_locked(fd, req, len, rep, cap);
+	rc = sr_daemon_call_locked(fd, req, len, rep, cap, fds, nfds);
 	pthread_mutex_unlock(&lock);
 	return rc;
 }
 
+static int sr_daemon_call(int fd, const void *req, size_t len, void *rep,
+			  size_t cap)
+{
+	return sr_daemon_call_fds(fd, req, len, rep, cap, NULL, 0);
+}
+
+#define SR_DAEMON_FDS_MAX 4
+
+/* The descriptors a message carried: the first nfds to fds, the rest closed. */
+static void sr_daemon_take_fds(struct msghdr *mh, int *fds, unsigned int nfds)
+{
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < nfds; i++)
+		fds[i] = -1;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c != NULL;
+	     c = CMSG_NXTHDR(mh, c)) {
+		size_t n;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < n; i++) {
+			int got;
+
+			memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (k < nfds)
+				fds[k++] = got;
+			else
+				close(got);
+		}
+	}
+}
+
 static int sr_daemon_call_locked(int fd, const void *req, size_t len,
-				 void *rep, size_t cap)
+				 void *rep, size_t cap, int *fds,
+				 unsigned int nfds)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	const struct srd_hdr *rq = req;
 	struct srd_hdr *h = rep;
+	union {
+		char buf[CMSG_SPACE(SR_DAEMON_FDS_MAX * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { .iov_base = rep, .iov_len = cap };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf),
+	};
 	uint16_t type;
 	ssize_t n;
 
+	for (unsigned int i = 0; i < nfds; i++)
+		fds[i] = -1;
 	if (send(fd, req, len, MSG_NOSIGNAL) != (ssize_t)len)
 		return -errno;
 	if (poll(&p, 1, 5000) != 1)
 		return -ETIMEDOUT;
-	n = recv(fd, rep, cap, 0);
+	n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+	if (n > 0)
+		sr_daemon_take_fds(&mh, fds, nfds);
 	if (n == 0)
 		return -ECONNRESET;
 	if (n < 0)
 		return -errno;
 	if (srd_check(rep, (size_t)n, 1, &type) ||
-	    type != (rq->type | SRD_REPLY))
+	    type != (rq->type | SRD_REPLY)) {
+		for (unsigned int i = 0; i < nfds; i++) {
+			if (fds[i] >= 0)
+				close(fds[i]);
+			fds[i] = -1;
+		}
 		return -EPROTO;
+	}
 	return h->status;
 }
 
@@ -186,6 +247,7 @@ int sr_pmd_daemon_attach(const char *sock, unsigned int index,
 {
 	struct srd_dev_req req;
 	struct srd_attach_reply *rep;
+	int bell[2] = { -1, -1 };
 	uint32_t ndevs = 0;
 	int fd = sr_daemon_connect(sock), rc;
 
@@ -200,7 +262,8 @@ int sr_pmd_daemon_attach(const char *sock, unsigned int index,
 	if (rc == 0) {
 		srd_hdr_init(&req.h, SRD_ATTACH, sizeof(req));
 		req.index = index;
-		rc = sr_daemon_call(fd, &req, sizeof(req), rep, sizeof(*rep));
+		rc = sr_daemon_call_fds(fd, &req, sizeof(req), rep,
+					sizeof(*rep), bell, 2);
 	}
 	if (rc == 0)
 		rc = sr_daemon_cfg(rep, cfg, err, errlen);
@@ -210,6 +273,10 @@ int sr_pmd_daemon_attach(const char *sock, unsigned int index,
 			 rc == -EAGAIN ? " (no QPN block free: try again)" : "");
 	if (rc == 0) {
 		cfg->daemon_fd = fd;
+		/* without its doorbell the channel works, woken by timers */
+		cfg->bell_fd = bell[0];
+		cfg->bell_efd = bell[1];
+		bell[0] = bell[1] = -1;
 		cfg->qpn_base = rep->qpn_base;
 		cfg->max_qp = SRD_QPN_BLOCK;
 		att->fd = fd;
@@ -218,8 +285,41 @@ int sr_pmd_daemon_attach(const char *sock, unsigned int index,
 	} else {
 		close(fd);
 	}
+	for (unsigned int i = 0; i < 2; i++)
+		if (bell[i] >= 0)
+			close(bell[i]);
 	free(rep);
 	return rc;
+}
+
+struct srd_bell *sr_pmd_daemon_bell_map(int fd)
+{
+	void *p;
+
+	if (fd < 0)
+		return NULL;
+	p = mmap(NULL, sizeof(struct srd_bell), PROT_READ | PROT_WRITE,
+		 MAP_SHARED, fd, 0);
+	close(fd);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+bool sr_pmd_daemon_bell_ring(struct srd_bell *bell, int efd)
+{
+	uint64_t one = 1;
+
+	/* the frames' store to the ring before the load of the flag */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&bell->daemon_asleep, __ATOMIC_RELAXED) ||
+	    !__atomic_exchange_n(&bell->daemon_asleep, 0, __ATOMIC_ACQ_REL))
+		return false;
+	return write(efd, &one, sizeof(one)) == (ssize_t)sizeof(one);
+}
+
+void sr_pmd_daemon_bell_unmap(struct srd_bell *bell)
+{
+	if (bell != NULL)
+		munmap(bell, sizeof(*bell));
 }
 
 int sr_pmd_daemon_qp_peer(int fd, uint32_t qpn, const uint8_t dgid[16],

@@ -64,6 +64,16 @@ int sr_pmd_daemon_attach(const char *sock, unsigned int index,
  * such peers.  Thread-safe (one call at a time).  0 or -errno (-EPERM: not
  * our QP; -ECONNRESET: the daemon is gone).
  */
+/*
+ * The channel's doorbell (sroced/proto.h): map the page of fd (closed
+ * either way); NULL when it cannot be.  Ring it after frames were put on
+ * the channel: the eventfd is written only when the daemon sleeps; true
+ * when it was.  Unmap.
+ */
+struct srd_bell *sr_pmd_daemon_bell_map(int fd);
+bool sr_pmd_daemon_bell_ring(struct srd_bell *bell, int efd);
+void sr_pmd_daemon_bell_unmap(struct srd_bell *bell);
+
 int sr_pmd_daemon_qp_peer(int fd, uint32_t qpn, const uint8_t dgid[16],
 			  uint32_t dqpn, bool on);
 

@@ -308,6 +308,15 @@ int sr_pmd_dev_create(const struct sr_pmd_config *cfg, int lock_fd,
 	memset(dev, 0, sizeof(*dev));
 	dev->cfg = *cfg;
 	dev->lock_fd = lock_fd;
+	dev->n_rx_fd = -1;
+	dev->bell_efd = -1;
+	if (cfg->has_gw && cfg->bell_fd >= 0 && cfg->bell_efd >= 0) {
+		dev->bell = sr_pmd_daemon_bell_map(cfg->bell_fd);
+		dev->cfg.bell_fd = -1;
+		dev->bell_efd = dev->bell != NULL ? cfg->bell_efd : -1;
+		if (dev->bell == NULL)
+			close(cfg->bell_efd);
+	}
 	rc = sr_dev_lanes_check(cfg, err, errlen);
 	if (rc) {
 		free(dev);
@@ -411,6 +420,9 @@ void sr_pmd_dev_destroy(struct sr_pmd_dev *dev)
 		close(dev->lock_fd);
 	if (dev->cfg.has_gw && dev->cfg.daemon_fd >= 0)
 		close(dev->cfg.daemon_fd);     /* detach from sroced */
+	sr_pmd_daemon_bell_unmap(dev->bell);
+	if (dev->bell_efd >= 0)
+		close(dev->bell_efd);
 	free(dev);
 }
 
@@ -500,6 +512,29 @@ uint64_t sr_pmd_now_ns(const struct sr_pmd_dev *dev)
 	const struct sr_pmd_lane *l = sr_rxtx_lane_of(dev);
 
 	return l != NULL ? l->round_ns : sr_dev_now_ns(dev);
+}
+
+int sr_pmd_rx_fds(const struct sr_pmd_dev *dev, int *fds, int max)
+{
+	int n = 0;
+
+	if (dev->n_rx_fd < 0)
+		return -1;
+	for (; n < dev->n_rx_fd && n < max; n++)
+		fds[n] = dev->rx_fd[n];
+	return n;
+}
+
+bool sr_pmd_tx_idle(const struct sr_pmd_dev *dev)
+{
+	for (uint32_t k = 0; k < dev->nlanes; k++) {
+		const struct sr_pmd_lane *l = &dev->lane[k];
+
+		if (l->n_tx_out || l->n_tx_pend || l->hold_tx.count ||
+		    (l->tx_ring != NULL && rte_ring_count(l->tx_ring) != 0))
+			return false;
+	}
+	return true;
 }
 
 int sr_pmd_link_wait(struct sr_pmd_dev *dev, uint32_t timeout_ms)

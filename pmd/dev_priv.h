@@ -110,6 +110,10 @@ struct sr_pmd_dev {
 	uint32_t nlanes;              /* cfg.engines */
 	int xsk_fd[SR_PMD_XSK_MAX];   /* net_af_xdp's sockets (counters) */
 	int n_xsk;
+	int rx_fd[SR_PMD_XSK_MAX];    /* sockets readable when frames wait */
+	int n_rx_fd;                  /* (AF_XDP, af_packet), -1: none */
+	struct srd_bell *bell;        /* a client of sroced: the doorbell */
+	int bell_efd;                 /* that rings it (sroced/proto.h) */
 	struct rte_ring *loop_ring;   /* frames to our own MAC: same-process loopback */
 	uint64_t tx_ring_full;        /* counted by other threads (atomic) */
 

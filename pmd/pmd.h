@@ -110,6 +110,17 @@ void sr_pmd_set_rx_handler(struct sr_pmd_dev *dev, sr_link_rx_fn fn,
 int sr_pmd_progress(struct sr_pmd_dev *dev);
 
 /*
+ * For a thread that sleeps when idle instead of polling (sroced): the
+ * sockets that become readable (POLLIN) when the port has frames to take
+ * (AF_XDP, af_packet), at most max in fds; -1 when the port has none
+ * (memif, tap, PCI: poll it, or sleep only briefly).  And whether every
+ * lane has sent all it staged (false: a full port queue holds frames that
+ * the next round retries).
+ */
+int sr_pmd_rx_fds(const struct sr_pmd_dev *dev, int *fds, int max);
+bool sr_pmd_tx_idle(const struct sr_pmd_dev *dev);
+
+/*
  * Per-poll callbacks of the transport: return work done, 0 when idle.
  * Every lane's round calls them with its index and the device's lane count
  * (0 and 1 unless dedicated mode runs several engines): the transport does

@@ -4,10 +4,14 @@
  * MTU, configure one RX and one TX queue with the checksum offloads it has,
  * set the MAC and the MTU, start it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <netpacket/packet.h>
+#include <sys/socket.h>
 
 #include <rte_dev.h>
 #include <rte_errno.h>
@@ -349,6 +353,51 @@ static int sr_port_queues(struct sr_pmd_dev *dev,
 	return 0;
 }
 
+/*
+ * The sockets that become readable when the port has frames to take, for
+ * a thread that would rather sleep than poll (sroced): AF_XDP's (its rx
+ * ring not empty) and af_packet's (poll() says POLLIN while a frame of
+ * its ring is the process's), found as the AF_XDP counters' are: they are
+ * the process's sockets of that family bound to the port's interface (or,
+ * for AF_XDP, the ones the queues opened).  Other ports have none
+ * (n_rx_fd -1): memif's interrupts are not DPDK's to give in 22.11, a
+ * PCI NIC's would need VFIO interrupts set up.
+ */
+static void sr_port_rx_fds(struct sr_pmd_dev *dev,
+			   const struct rte_eth_dev_info *info)
+{
+	DIR *d;
+	struct dirent *e;
+
+	dev->n_rx_fd = -1;
+	if (strcmp(info->driver_name, "net_af_xdp") == 0 && dev->n_xsk > 0) {
+		memcpy(dev->rx_fd, dev->xsk_fd, sizeof(int) * (size_t)dev->n_xsk);
+		dev->n_rx_fd = dev->n_xsk;
+		return;
+	}
+	if (strcmp(info->driver_name, "net_af_packet") != 0 ||
+	    info->if_index == 0 || (d = opendir("/proc/self/fd")) == NULL)
+		return;
+	dev->n_rx_fd = 0;
+	while (dev->n_rx_fd < SR_PMD_XSK_MAX && (e = readdir(d)) != NULL) {
+		struct sockaddr_ll ll;
+		socklen_t len = sizeof(int);
+		int fd = atoi(e->d_name), dom = 0;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dirfd(d) ||
+		    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) != 0 ||
+		    dom != AF_PACKET)
+			continue;
+		len = sizeof(ll);
+		if (getsockname(fd, (struct sockaddr *)&ll, &len) == 0 &&
+		    ll.sll_ifindex == (int)info->if_index)
+			dev->rx_fd[dev->n_rx_fd++] = fd;
+	}
+	closedir(d);
+	if (dev->n_rx_fd == 0)
+		dev->n_rx_fd = -1;
+}
+
 /* Our MAC on the port; where the port cannot take it, listen promiscuous. */
 static void sr_port_mac(struct sr_pmd_dev *dev)
 {
@@ -495,6 +544,7 @@ int sr_port_setup(struct sr_pmd_dev *dev, char *err, size_t errlen)
 	dev->port_started = true;
 	/* The port may only take the MAC once started. */
 	sr_port_mac(dev);
+	sr_port_rx_fds(dev, &info);
 	return 0;
 }
 

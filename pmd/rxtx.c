@@ -24,6 +24,7 @@
 
 #include "classify.h"
 #include "core/dev.h"
+#include "daemon.h"
 #include "dev_priv.h"
 
 /* Bursts tried in a row before what is left waits for the next round. */
@@ -170,6 +171,10 @@ static void sr_rxtx_burst(struct sr_pmd_lane *l)
 		bytes += l->tx_out[i]->pkt_len;
 	if (sent)
 		dev->last_tx_ns = l->round_ns;
+	/* a client of sroced wakes a daemon that sleeps (sroced/proto.h) */
+	if (sent && dev->bell != NULL &&
+	    sr_pmd_daemon_bell_ring(dev->bell, dev->bell_efd))
+		sr_stats_add(dev->stats, SR_CTR_SW_BELL_RUNG, 1);
 	sr_stats_add(dev->stats, SR_CTR_SENT_PKTS, sent);
 	sr_stats_add(dev->stats, SR_CTR_SENT_BYTES, bytes);
 	if (!dev->link_ok) {

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -21,6 +23,7 @@
 #include "counters.h"
 #include "sroced.h"
 
+static void srd_bell_close(struct srd_client *c);
 static int srd_channel(struct sroced *d, const struct srd_device *dv,
 		       uint32_t id, uint8_t mac[6], struct sr_pmd_dev **out);
 
@@ -96,6 +99,7 @@ static void srd_client_drop(struct sroced *d, unsigned int slot,
 	}
 	/* the channel goes: nothing of it is switched any more */
 	sr_pmd_dev_destroy(c->port);
+	srd_bell_close(c);
 	close(c->fd);
 	free(c->peers);
 	free(c);
@@ -136,6 +140,74 @@ static uint32_t srd_block_take(struct sroced *d, struct srd_client *c)
 static int srd_send(int fd, const void *msg, size_t len)
 {
 	return send(fd, msg, len, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -errno;
+}
+
+/* A message with descriptors (SCM_RIGHTS). */
+static int srd_send_fds(int fd, const void *msg, size_t len, const int *fds,
+			unsigned int nfds)
+{
+	union {
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { .iov_base = (void *)(uintptr_t)msg, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *c;
+
+	if (nfds == 0 || nfds > 2)
+		return srd_send(fd, msg, len);
+	memset(&ctl, 0, sizeof(ctl));
+	mh.msg_control = ctl.buf;
+	mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
+	return sendmsg(fd, &mh, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -errno;
+}
+
+/*
+ * The channel's doorbell (sroced/proto.h): a page of shared memory and an
+ * eventfd, both handed to the client with ATTACH's reply.  On failure the
+ * channel works without (the daemon then naps, as for a port it cannot
+ * wait on); *page_fd is the page's descriptor to send, closed after.
+ */
+static void srd_bell_open(struct srd_client *c, int *page_fd)
+{
+	int fd = memfd_create("sroce-bell", MFD_CLOEXEC);
+	void *p = MAP_FAILED;
+
+	*page_fd = -1;
+	c->bell = NULL;
+	c->bell_efd = -1;
+	if (fd < 0)
+		return;
+	if (ftruncate(fd, sizeof(struct srd_bell)) == 0)
+		p = mmap(NULL, sizeof(struct srd_bell), PROT_READ | PROT_WRITE,
+			 MAP_SHARED, fd, 0);
+	c->bell_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (p == MAP_FAILED || c->bell_efd < 0) {
+		if (p != MAP_FAILED)
+			munmap(p, sizeof(struct srd_bell));
+		if (c->bell_efd >= 0)
+			close(c->bell_efd);
+		c->bell_efd = -1;
+		close(fd);
+		return;
+	}
+	c->bell = p;
+	*page_fd = fd;
+}
+
+static void srd_bell_close(struct srd_client *c)
+{
+	if (c->bell != NULL)
+		munmap(c->bell, sizeof(*c->bell));
+	if (c->bell_efd >= 0)
+		close(c->bell_efd);
+	c->bell = NULL;
+	c->bell_efd = -1;
 }
 
 static int srd_reply_err(int fd, uint16_t type, int status)
@@ -200,7 +272,7 @@ static int srd_channel_open(struct sroced *d, struct srd_client *c)
 static int srd_attach(struct sroced *d, struct srd_client *c, uint32_t index)
 {
 	struct srd_attach_reply r;
-	int rc;
+	int page_fd, rc;
 
 	if (c->dev != NULL)
 		return srd_reply_err(c->fd, SRD_ATTACH, -EISCONN);
@@ -244,6 +316,14 @@ static int srd_attach(struct sroced *d, struct srd_client *c, uint32_t index)
 	srd_log("client %u (pid %d, %s) attached to %s: QPNs %#x-%#x", c->id,
 		(int)c->pid, c->comm, c->dev->name, r.qpn_base,
 		r.qpn_base + SRD_QPN_BLOCK - 1);
+	srd_bell_open(c, &page_fd);
+	if (page_fd >= 0) {
+		int fds[2] = { page_fd, c->bell_efd };
+
+		rc = srd_send_fds(c->fd, &r, sizeof(r), fds, 2);
+		close(page_fd);
+		return rc;
+	}
 	return srd_send(c->fd, &r, sizeof(r));
 }
 
@@ -337,6 +417,7 @@ static void srd_accept(struct sroced *d)
 			continue;
 		}
 		c->fd = fd;
+		c->bell_efd = -1;
 		c->id = ++d->next_id;
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0) {
 			c->pid = cred.pid;

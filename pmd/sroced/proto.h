@@ -12,6 +12,8 @@
  * holds the connection open for as long as it uses the device: its close
  * (exit, kill -9) is how the daemon learns that the client is gone, and
  * the daemon's close is how the client learns that the device is.
+ * ATTACH's reply carries two descriptors (SCM_RIGHTS): the channel's
+ * doorbell page (struct srd_bell, a memfd) and the eventfd that rings it.
  *
  * Every request is checked whole (srd_check) before a field is read: a
  * wrong size, magic, version or type is answered with -EPROTO and the
@@ -94,6 +96,23 @@ struct srd_attach_reply {
 	uint16_t pad;
 	uint32_t qpn_base;        /* QPNs qpn_base .. + SRD_QPN_BLOCK - 1 */
 	uint32_t client_id;
+};
+
+/*
+ * A channel's doorbell.  The daemon sleeps in ppoll() when it finds no
+ * work instead of napping on a timer: before it sleeps it sets
+ * daemon_asleep and looks at every ring once more; a client that has just
+ * put frames on its channel (a store to the ring) and then finds
+ * daemon_asleep set (a load after a full fence) takes the flag and writes
+ * the eventfd.  One of the two sees the other's store, so no frame waits
+ * for a timer, and a client pays a system call only when the daemon
+ * sleeps.  The daemon counts its wake-ups by each client
+ * (sw_bell_wakeups on the channel), the client the rings
+ * (sw_bell_rung on its device).
+ */
+struct srd_bell {
+	uint32_t daemon_asleep;   /* atomic: 1 while the daemon may sleep */
+	uint32_t pad[15];         /* a cache line of its own */
 };
 
 /*

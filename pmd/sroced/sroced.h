@@ -75,6 +75,8 @@ struct srd_client {
 	struct srd_peers *peers;        /* its RC/UC QPs' peers (ATTACH) */
 	uint8_t (*groups)[16];          /* multicast groups it joined */
 	uint32_t ngroups;
+	struct srd_bell *bell;          /* its channel's doorbell, or NULL */
+	int bell_efd;                   /* its eventfd (-1: none) */
 };
 
 struct srd_block {
@@ -106,6 +108,7 @@ struct sroced {
 	uint64_t quarantine_ns;
 	uint64_t idle_spin_ns;          /* idle rounds spun before a nap */
 	uint64_t idle_nap_ns;           /* then naps this long (main.c) */
+	bool no_sleep;                  /* nap even where it could sleep */
 	struct srd_listen listen[SRD_LISTEN_MAX];
 	unsigned int nlisten;
 	bool verbose;

@@ -174,6 +174,22 @@ loopback)
 	n=$(counter a ibv_srq_pingpong sw_to_nic)
 	[ "$n" -eq 0 ] || fail "$n loopback frames went to the NIC"
 	grep -q "left; QPN block quarantined" "$tmp/a.log" || fail "no leave line"
+	# an idle daemon sleeps on its port's socket and its clients'
+	# doorbells, and the clients' frames woke it
+	grep -q "then sleeps until a frame or a request comes" "$tmp/a.log" ||
+		fail "daemon a does not sleep when idle: $(grep serving "$tmp/a.log")"
+	n=$(counter a ibv_srq_pingpong sw_bell_wakeups)
+	[ "$n" -gt 0 ] || fail "no client's doorbell woke daemon a ($n)"
+	echo "ok: daemon a slept between frames; the srq client woke it $n times"
+	# --no-sleep: the timed naps of before, and no doorbell
+	daemon n sb 10.9.0.2 --no-sleep --idle-nap-us 20
+	grep -q "then naps 20 us (--no-sleep)" "$tmp/n.log" ||
+		fail "daemon n: $(grep serving "$tmp/n.log")"
+	pair pingpong n n rcn ibv_rc_pingpong -g 1 -n 200 -c
+	wait_pairs && passed rcn pingpong || fail "rc pingpong through a daemon that naps"
+	sleep 0.5
+	n=$(counter n ibv_rc_pingpong sw_bell_wakeups)
+	[ "$n" -eq 0 ] || fail "daemon n (--no-sleep) was woken by a doorbell ($n)"
 	echo "PASS: rc, ud and srq pingpong through one daemon"
 	;;
 two_hosts)
@@ -190,11 +206,17 @@ two_hosts)
 	pair pingpong a b uc ibv_uc_pingpong -g 1 -n 300 -c
 	pair pingpong b a ud ibv_ud_pingpong -g 1 -n 300 -c
 	pair pingpong a b srq ibv_srq_pingpong -g 1 -n 300 -c
-	wait_pairs || fail "a client failed (8 per host at once)"
+	wait_pairs || ok=no
 	for t in wbw:perftest rbw:perftest sbw:perftest wlat:perftest \
 		 rc:pingpong uc:pingpong ud:pingpong srq:pingpong; do
-		passed "${t%%:*}" "${t##*:}" || fail "${t%%:*}: no result"
+		passed "${t%%:*}" "${t##*:}" && continue
+		for side in server client; do
+			echo "--- ${t%%:*} $side"
+			tail -5 "$tmp/${t%%:*}.$side.log"
+		done
+		fail "${t%%:*}: no result (8 pairs per host at once)"
 	done
+	[ "${ok:-}" != no ] || fail "a client failed (8 per host at once)"
 	n=$(grep -c "attached to sroce0" "$tmp/a.log")
 	[ "$n" -ge 8 ] || fail "daemon a served $n clients, want 8"
 	echo "PASS: 8 pairs across two daemons at once"
