@@ -178,11 +178,11 @@ int sr_ibv_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 {
 	struct sr_ibv_cq *w = sr_cq_of(cq);
 	struct sr_wc buf[SR_POLL_CHUNK];
-	int done = 0;
+	int done = 0, work;
 
 	if (n < 0)
 		return -1;
-	sr_ibv_progress(w->rt);
+	work = sr_ibv_progress_work(w->rt);
 	while (done < n) {
 		int want = n - done < SR_POLL_CHUNK ? n - done : SR_POLL_CHUNK;
 		int got = sr_cq_poll(w->cq, want, buf);
@@ -193,5 +193,6 @@ int sr_ibv_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 		if (got < want)
 			break;
 	}
+	sr_ibv_poll_after(w->rt, work == 0 && done == 0);
 	return done;
 }

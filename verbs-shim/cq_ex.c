@@ -29,11 +29,14 @@ static int sr_cqx_take(struct sr_ibv_cq *w)
 static int sr_cqx_start_poll(struct ibv_cq_ex *cq, struct ibv_poll_cq_attr *attr)
 {
 	struct sr_ibv_cq *w = sr_cqx(cq);
+	int work, rc;
 
 	if (attr && attr->comp_mask)
 		return EINVAL;
-	sr_ibv_progress(w->rt);
-	return sr_cqx_take(w);
+	work = sr_ibv_progress_work(w->rt);
+	rc = sr_cqx_take(w);
+	sr_ibv_poll_after(w->rt, work == 0 && rc == ENOENT);
+	return rc;
 }
 
 static int sr_cqx_next_poll(struct ibv_cq_ex *cq)

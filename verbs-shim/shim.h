@@ -85,6 +85,7 @@ struct sr_ibv_rt {
 	atomic_bool helper_stop;
 	atomic_uint waiters;              /* armed completion channels */
 	_Atomic uint64_t inline_rounds;   /* the consumer's progress calls */
+	unsigned int empty_polls;         /* in a row (progress.c; racy) */
 	pthread_mutex_t wait_lock;
 	/* Objects lib/ names by pointer only (async events): async.c. */
 	pthread_mutex_t map_lock;
@@ -326,6 +327,14 @@ unsigned int sr_ibv_access_from_sr(uint32_t sr);
 
 /* Inline progress on a runtime that is up (progress.c). */
 void sr_ibv_progress(struct sr_ibv_rt *rt);
+/* The same, with the work it did (frames, work items; 0: idle). */
+int sr_ibv_progress_work(struct sr_ibv_rt *rt);
+/*
+ * After a poll: idle when neither its progress nor the CQ had anything.
+ * A client of sroced whose polls keep finding nothing gives its CPU away
+ * now and then (progress.c).
+ */
+void sr_ibv_poll_after(struct sr_ibv_rt *rt, bool idle);
 /*
  * After a post to w's send queue, which had `outstanding` WQEs before it:
  * progress now, or leave the WQE to the consumer's next poll (progress.c).
