@@ -196,6 +196,9 @@ for op in write read send; do
 		pt "lat-$op-$s-inline" inline ib_${op}_lat -x 1 -s "$s" -n 2000
 	done
 done
+# perftest's own window (-t 128 by default) against a deeper one: what the
+# drop-in's 64 B rate owes to perftest's pattern (report: round-two bounds)
+pt "bwt-write-64-q1-t256" inline ib_write_bw -x 1 -s 64 -q 1 -t 256 -D 1 --report_gbits
 # thousands of connected QPs, perftest posting round robin over them
 for q in 1024 8192; do
 	pt "bw-write-64-q$q" inline ib_write_bw -x 1 -s 64 -q $q -D 1 --report_gbits

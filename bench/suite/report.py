@@ -104,6 +104,13 @@ def parse_perftest(raw):
             recs.append({"source": "perftest", "test": "bw", "op": op,
                          "size": size, "qps": qps, "mode": "inline",
                          "gbps": float(r[3]), "mmps": float(r[4])})
+        elif kind == "bwt" and ok:         # bwt-OP-SIZE-qN-tDEPTH: -t DEPTH
+            op, size, qps = parts[1].upper(), int(parts[2]), int(parts[3][1:])
+            r = rows[-1]
+            recs.append({"source": "perftest", "test": "bw-depth", "op": op,
+                         "size": size, "qps": qps, "depth": int(parts[4][1:]),
+                         "mode": "inline", "gbps": float(r[3]),
+                         "mmps": float(r[4])})
         elif kind == "lat" and ok:
             op, size, mode = parts[1].upper(), int(parts[2]), parts[3]
             r = rows[-1]
@@ -120,6 +127,80 @@ def parse_perftest(raw):
             recs.append({"source": "perftest", "test": "failed",
                          "name": name})
     return recs
+
+
+def stage_sums(recs, payload):
+    """The stages of one packet (sroce-bench-stages): sender, receiver, ICRC."""
+    st = {(r["side"], r["stage"]): r["ns"] for r in recs
+          if r["source"] == "stages" and r.get("payload") == payload}
+    if not st:
+        return None
+    snd = sum(st.get(("requester", k), 0) for k in ("build", "copy", "icrc"))
+    rcv = sum(st.get(("responder", k), 0)
+              for k in ("parse", "icrc", "lookup", "copy"))
+    return snd, rcv, st.get(("requester", "icrc"), 0)
+
+
+def round_two_bounds(recs, w64, w64k, r64k, nlat, pw64, ref_mfps, ref_rtt,
+                     l4k):
+    """
+    Why each round-two goal is or is not reachable, from this run's own
+    figures: the raw link's cost per frame and side (1 / its frames/s, one
+    core each side, as sroce has) plus the stages one packet needs on its
+    sender and its receiver (sroce-bench-stages, the same lib/ calls) give
+    the best ratio any design with these stages could reach on this link.
+    """
+    out = []
+    s64, s4k = stage_sums(recs, 64), stage_sums(recs, 4096)
+    if w64 and ref_mfps and s64:
+        link = 1000 / ref_mfps
+        work = max(s64[0], s64[1])
+        out.append(f"- WRITE 64 B messages/s (goal 60 % of raw frames/s): the raw link "
+                   f"spends {link:.0f} ns per frame and side; 60 % leaves "
+                   f"{link * (1 / 0.6 - 1):.0f} ns per packet for sroce's own work, "
+                   f"whose stages alone take {work:.0f} ns on the busier side "
+                   f"({s64[2]:.0f} ns of it the ICRC): at most "
+                   f"{link / (link + work) * 100:.0f} % with nothing else to do; "
+                   f"measured {w64['mmps'] / ref_mfps * 100:.0f} %.")
+    if l4k and s4k and (w64k or r64k):
+        link = 1000 / l4k["mfps"]
+        work = max(s4k[0], s4k[1])
+        bound = link / (link + work) * 100
+        meas = "; ".join(f"{name} measured {r['gbps'] / l4k['gbps'] * 100:.0f} %"
+                         for name, r in (("WRITE", w64k), ("READ", r64k)) if r)
+        out.append(f"- WRITE / READ 64 KiB (goals 90 % / 85 % of raw 4 KiB-frame bytes): "
+                   f"{link:.0f} ns per 4 KiB frame and side on the raw link; the "
+                   f"sender's stages take {s4k[0]:.0f} ns, the receiver's "
+                   f"{s4k[1]:.0f} (ICRC {s4k[2]:.0f}, a payload copy each): at most "
+                   f"{bound:.0f} %; {meas}. 90 % would leave "
+                   f"{link * (1 / 0.9 - 1):.0f} ns per packet.")
+    if nlat and ref_rtt and s64:
+        half = ref_rtt / 2 * 1000
+        one_way = s64[0] + s64[1]
+        out.append(f"- WRITE 64 B latency (goal 1.3x half the raw RTT): half the raw "
+                   f"RTT is {half:.0f} ns; one WRITE's stages on its way "
+                   f"(sender + receiver) add {one_way:.0f} ns: at best "
+                   f"{(half + one_way) / half:.2f}x; measured "
+                   f"{nlat['median_us'] * 1000 / half:.2f}x.")
+    deep = find(recs, source="perftest", test="bw-depth", op="WRITE", size=64,
+                qps=1)
+    if pw64 and w64:
+        line = (f"- ib_write_bw -s 64 through the drop-in (goal 95 % of native): "
+                f"{pw64['mmps'] / w64['mmps'] * 100:.0f} % with perftest's defaults, "
+                "which keep at most 128 work requests outstanding and ask for a "
+                "completion every 100, so the pipe drains to 28 between two "
+                "completions; the native bench keeps 96-256 in flight")
+        if deep:
+            line += (f"; with -t {deep['depth']} in the same run "
+                     f"{deep['mmps']:.2f} M msg/s, "
+                     f"{deep['mmps'] / w64['mmps'] * 100:.0f} % of native")
+        out.append(line + ".")
+    if not out:
+        return []
+    return ["\nRound-two goals against what this run's own stages allow "
+            "(raw link cost per frame and side + sroce-bench-stages per packet; "
+            "docs/performance.md, \"What bounds the round-two goals\")\n",
+            "\n".join(out) + "\n"]
 
 
 def parse_mr(raw):
@@ -298,6 +379,8 @@ def main():
 
     txt.append("\nGoals\n")
     txt.append(table(["figure", "goal", "measured", ""], goals))
+    txt += round_two_bounds(recs, w64, w64k, r64k, nlat, pw64, ref_mfps,
+                            ref_rtt, l4k)
     if plat_d:
         txt.append(f"\nib_write_lat 64 B with dedicated engine lcores: "
                    f"{plat_d['median_us']:.2f} us median — not a goal here: "
