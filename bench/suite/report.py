@@ -186,10 +186,12 @@ def round_two_bounds(recs, w64, w64k, r64k, nlat, pw64, ref_mfps, ref_rtt,
                 qps=1)
     if pw64 and w64:
         line = (f"- ib_write_bw -s 64 through the drop-in (goal 95 % of native): "
-                f"{pw64['mmps'] / w64['mmps'] * 100:.0f} % with perftest's defaults, "
-                "which keep at most 128 work requests outstanding and ask for a "
-                "completion every 100, so the pipe drains to 28 between two "
-                "completions; the native bench keeps 96-256 in flight")
+                f"{pw64['mmps'] / w64['mmps'] * 100:.0f} % with perftest's defaults "
+                "(one work request per ibv_post_send, the engine run every 16 "
+                "posts and at each CQ poll, at most 128 outstanding, a completion "
+                "every 100), where the native bench posts chains of 32, runs the "
+                "engine once per chain and keeps up to 256 in flight: the same "
+                "transport, more rounds per message")
         if deep:
             line += (f"; with -t {deep['depth']} in the same run "
                      f"{deep['mmps']:.2f} M msg/s, "
