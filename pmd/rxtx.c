@@ -164,11 +164,14 @@ static void sr_rxtx_burst(struct sr_pmd_lane *l)
 
 	if (n == 0)
 		return;
+	/* counted before: a frame the driver took is no longer ours to read */
+	for (uint32_t i = 0; i < n; i++)
+		bytes += l->tx_out[i]->pkt_len;
 	while (dev->link_ok && sent < n && tries++ < SR_TX_RETRIES)
 		sent += rte_eth_tx_burst(dev->port_id, l->id, l->tx_out + sent,
 					 (uint16_t)(n - sent));
-	for (uint32_t i = 0; i < sent; i++)
-		bytes += l->tx_out[i]->pkt_len;
+	for (uint32_t i = sent; i < n; i++)
+		bytes -= l->tx_out[i]->pkt_len;
 	if (sent)
 		dev->last_tx_ns = l->round_ns;
 	/* a client of sroced wakes a daemon that sleeps (sroced/proto.h) */
