@@ -3,6 +3,8 @@
  * sroced.h — the daemon that owns a host's sroce devices (docs/sroced.md).
  *
  *   main.c    options, configuration, the poll loop, signals, logging;
+ *   idle.c    the idle policy: spin, then sleep until a frame or a
+ *             request comes (the clients' doorbells), or nap;
  *   ctl.c     the control socket: clients come (HELLO, DEV_INFO, ATTACH)
  *             and go (their connection closes), QPN blocks and their
  *             quarantine;
@@ -117,6 +119,18 @@ struct sroced {
 /* main.c */
 void srd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 uint64_t srd_now_ns(void);
+
+/* main.c: one round of every port (work done, 0: idle) */
+int srd_round(struct sroced *d);
+
+/* idle.c */
+/* The default spin and nap for the CPUs the daemon may use. */
+void srd_idle_defaults(struct sroced *d);
+/* The policy in words, for the start's log line. */
+const char *srd_idle_how(const struct sroced *d);
+/* After a round that found nothing for idle_ns: spin, sleep or nap;
+ * true when the control socket has something to read. */
+bool srd_idle(struct sroced *d, uint64_t idle_ns);
 
 /* ctl.c */
 int srd_ctl_open(struct sroced *d);
