@@ -231,12 +231,22 @@ static inline void sr_stats_add(struct sr_stats_shm *s, unsigned int id,
 	__atomic_fetch_add(&s->dev[id], n, __ATOMIC_RELAXED);
 }
 
+/*
+ * Add n to a counter that one thread at a time writes (a QP's, under the
+ * device lock; a single lane's, under its progress lock): a plain load
+ * and store, whole 64-bit words for the reader, and no locked add, which
+ * would wait for the writer's store buffer.
+ */
+static inline void sr_stats_add_1w(uint64_t *c, uint64_t n)
+{
+	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n,
+			 __ATOMIC_RELAXED);
+}
+
 static inline void sr_stats_qp_add(struct sr_stats_qp *q, unsigned int id,
 				   uint64_t n)
 {
-	__atomic_store_n(&q->c[id],
-			 __atomic_load_n(&q->c[id], __ATOMIC_RELAXED) + n,
-			 __ATOMIC_RELAXED);
+	sr_stats_add_1w(&q->c[id], n);
 }
 
 /*

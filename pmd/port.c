@@ -274,11 +274,47 @@ static int sr_port_pool(struct sr_pmd_dev *dev, const char *driver,
 	return 0;
 }
 
+/*
+ * The process's sockets of a family (AF_XDP, AF_PACKET), at most max of
+ * them; with ifindex not 0 only the af_packet sockets bound to that
+ * interface.  DPDK's drivers open them and keep them to themselves: a
+ * port's AF_XDP sockets are those that appear while its queues are set up
+ * (their counters, sr_port_stats), its af_packet sockets those on its
+ * interface.  Returns n.
+ */
+static int sr_port_socks(int family, int ifindex, int *fds, int max)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return 0;
+	while (n < max && (e = readdir(d)) != NULL) {
+		struct sockaddr_ll ll;
+		socklen_t len = sizeof(int);
+		int fd = atoi(e->d_name), dom = 0;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dirfd(d) ||
+		    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) != 0 ||
+		    dom != family)
+			continue;
+		len = sizeof(ll);
+		if (ifindex != 0 &&
+		    (getsockname(fd, (struct sockaddr *)&ll, &len) != 0 ||
+		     ll.sll_ifindex != ifindex))
+			continue;
+		fds[n++] = fd;
+	}
+	closedir(d);
+	return n;
+}
+
 static void sr_port_new_socks(struct sr_pmd_dev *dev, const int *before,
 			      int n_before)
 {
 	int now[SR_PMD_XSK_MAX * 4];
-	int n = sr_xdp_socks(now, SR_PMD_XSK_MAX * 4);
+	int n = sr_port_socks(AF_XDP, 0, now, SR_PMD_XSK_MAX * 4);
 
 	dev->n_xsk = 0;
 	for (int i = 0; i < n && dev->n_xsk < SR_PMD_XSK_MAX; i++) {
@@ -332,7 +368,8 @@ static int sr_port_queues(struct sr_pmd_dev *dev,
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(dev->port_id, &nb_rxd, &nb_txd);
 	txconf.offloads = conf.txmode.offloads;
 	if (xdp)
-		n_before = sr_xdp_socks(before, SR_PMD_XSK_MAX * 4);
+		n_before = sr_port_socks(AF_XDP, 0, before,
+					 SR_PMD_XSK_MAX * 4);
 	for (uint16_t q = 0; rc == 0 && q < dev->nlanes; q++) {
 		rc = rte_eth_rx_queue_setup(dev->port_id, q, nb_rxd,
 					    (unsigned int)socket, NULL,
@@ -357,45 +394,24 @@ static int sr_port_queues(struct sr_pmd_dev *dev,
  * The sockets that become readable when the port has frames to take, for
  * a thread that would rather sleep than poll (sroced): AF_XDP's (its rx
  * ring not empty) and af_packet's (poll() says POLLIN while a frame of
- * its ring is the process's), found as the AF_XDP counters' are: they are
- * the process's sockets of that family bound to the port's interface (or,
- * for AF_XDP, the ones the queues opened).  Other ports have none
- * (n_rx_fd -1): memif's interrupts are not DPDK's to give in 22.11, a
- * PCI NIC's would need VFIO interrupts set up.
+ * its ring is the process's).  Other ports have none (n_rx_fd -1):
+ * memif's interrupts are not DPDK's to give in 22.11, a PCI NIC's would
+ * need VFIO interrupts set up.
  */
 static void sr_port_rx_fds(struct sr_pmd_dev *dev,
 			   const struct rte_eth_dev_info *info)
 {
-	DIR *d;
-	struct dirent *e;
-
 	dev->n_rx_fd = -1;
 	if (strcmp(info->driver_name, "net_af_xdp") == 0 && dev->n_xsk > 0) {
 		memcpy(dev->rx_fd, dev->xsk_fd, sizeof(int) * (size_t)dev->n_xsk);
 		dev->n_rx_fd = dev->n_xsk;
-		return;
+	} else if (strcmp(info->driver_name, "net_af_packet") == 0 &&
+		   info->if_index != 0) {
+		dev->n_rx_fd = sr_port_socks(AF_PACKET, (int)info->if_index,
+					     dev->rx_fd, SR_PMD_XSK_MAX);
+		if (dev->n_rx_fd == 0)
+			dev->n_rx_fd = -1;
 	}
-	if (strcmp(info->driver_name, "net_af_packet") != 0 ||
-	    info->if_index == 0 || (d = opendir("/proc/self/fd")) == NULL)
-		return;
-	dev->n_rx_fd = 0;
-	while (dev->n_rx_fd < SR_PMD_XSK_MAX && (e = readdir(d)) != NULL) {
-		struct sockaddr_ll ll;
-		socklen_t len = sizeof(int);
-		int fd = atoi(e->d_name), dom = 0;
-
-		if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dirfd(d) ||
-		    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) != 0 ||
-		    dom != AF_PACKET)
-			continue;
-		len = sizeof(ll);
-		if (getsockname(fd, (struct sockaddr *)&ll, &len) == 0 &&
-		    ll.sll_ifindex == (int)info->if_index)
-			dev->rx_fd[dev->n_rx_fd++] = fd;
-	}
-	closedir(d);
-	if (dev->n_rx_fd == 0)
-		dev->n_rx_fd = -1;
 }
 
 /* Our MAC on the port; where the port cannot take it, listen promiscuous. */

@@ -153,23 +153,18 @@ const struct sr_link_ops sr_rxtx_link_ops = {
 };
 
 /*
- * The per-frame counters of a lane's own bursts.  With one lane every
- * add is made under that lane's progress lock, one thread at a time, so
- * a plain load and store will do (sroce-stat reads whole 64-bit words):
- * a locked add waits for the store buffer, which after a burst is full
- * of the frames' copies into the link's ring (the drop-in's 64 B WRITE:
- * ~20 ns a message).  Several lanes share the device's counters: atomic.
+ * The per-frame counters of a lane's own bursts: with one lane its
+ * progress lock makes it their only writer (sr_stats_add_1w; a locked add
+ * after a burst waits for the frames' copies into the link's ring, ~20 ns
+ * a message for the drop-in's 64 B WRITEs); several lanes share them.
  */
 static inline void sr_rxtx_count(const struct sr_pmd_dev *dev,
 				 unsigned int id, uint64_t n)
 {
-	uint64_t *c = &dev->stats->dev[id];
-
 	if (dev->nlanes == 1)
-		__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n,
-				 __ATOMIC_RELAXED);
+		sr_stats_add_1w(&dev->stats->dev[id], n);
 	else
-		__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
+		sr_stats_add(dev->stats, id, n);
 }
 
 /*

@@ -257,28 +257,6 @@ uint32_t sr_xdp_queues(const char *ifname)
 	return n ? n : 1;
 }
 
-int sr_xdp_socks(int *fds, int max)
-{
-	struct dirent *e;
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	if (d == NULL)
-		return 0;
-	while (n < max && (e = readdir(d)) != NULL) {
-		struct xdp_statistics st;
-		socklen_t len = sizeof(st);
-		int fd = atoi(e->d_name);
-
-		if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dirfd(d))
-			continue;
-		if (getsockopt(fd, SOL_XDP, XDP_STATISTICS, &st, &len) == 0)
-			fds[n++] = fd;
-	}
-	closedir(d);
-	return n;
-}
-
 void sr_xdp_socks_stats(const int *fds, int n, struct sr_xdp_sock_stats *out)
 {
 	memset(out, 0, sizeof(*out));

@@ -46,14 +46,7 @@ int sr_xdp_addrs_set(int ifindex, const uint8_t (*ip)[16], uint32_t n);
 /* Frames the program redirected to sroce so far, or 0. */
 uint64_t sr_xdp_redirected(int ifindex);
 
-/*
- * The AF_XDP sockets open in this process (descriptors that answer
- * XDP_STATISTICS), at most max of them: the port's are those that appear
- * while its queues are set up (DPDK keeps them to itself).  Returns n.
- */
-int sr_xdp_socks(int *fds, int max);
-
-/* The kernel's counters of those sockets, summed. */
+/* The kernel's counters of a port's AF_XDP sockets, summed. */
 /* (rx_dropped, no fill buffer for a frame, DPDK reports as imissed) */
 struct sr_xdp_sock_stats {
 	uint64_t rx_ring_full;   /* no room in the receive ring */

@@ -97,8 +97,11 @@ void sr_ibv_progress(struct sr_ibv_rt *rt)
 
 void sr_ibv_poll_after(struct sr_ibv_rt *rt, bool idle)
 {
-	if (!idle || rt->daemon_fd < 0) {
-		rt->empty_polls = 0;
+	if (rt->daemon_fd < 0)
+		return;         /* no write to rt per poll of the embedded device */
+	if (!idle) {
+		if (rt->empty_polls != 0)
+			rt->empty_polls = 0;
 		return;
 	}
 	if (++rt->empty_polls >= SR_POLL_YIELD_EVERY) {

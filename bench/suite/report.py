@@ -129,10 +129,15 @@ def parse_perftest(raw):
     return recs
 
 
+def stages_of(recs, payload):
+    """sroce-bench-stages' ns per packet of one payload: {(side, stage): ns}."""
+    return {(r["side"], r["stage"]): r["ns"] for r in recs
+            if r["source"] == "stages" and r.get("payload") == payload}
+
+
 def stage_sums(recs, payload):
-    """The stages of one packet (sroce-bench-stages): sender, receiver, ICRC."""
-    st = {(r["side"], r["stage"]): r["ns"] for r in recs
-          if r["source"] == "stages" and r.get("payload") == payload}
+    """The stages of one packet: sender's sum, receiver's sum, the ICRC."""
+    st = stages_of(recs, payload)
     if not st:
         return None
     snd = sum(st.get(("requester", k), 0) for k in ("build", "copy", "icrc"))
@@ -503,11 +508,9 @@ def main():
         bw = find(recs, source="sroce", test="bw", mode="inline", op="WRITE",
                   size=s, qps=1)
         lf = find(recs, source="link", link="memif", test="frames", size=frame)
-        st = {(r["side"], r["stage"]): r["ns"] for r in recs
-              if r["source"] == "stages" and r.get("payload") == s}
+        st = stages_of(recs, s)
+        sums = stage_sums(recs, s)
         link_ns = 1000 / lf["mfps"] if lf else None
-        req = sum(st.get(("requester", k), 0) for k in ("build", "copy", "icrc"))
-        rsp = sum(st.get(("responder", k), 0) for k in ("parse", "icrc", "lookup", "copy"))
         rows.append([f"{s} B", fmt(bw and bw["ns_pkt_n1"], 0), fmt(bw and bw["ns_pkt_n0"], 0),
                      fmt(st.get(("requester", "build")), 1),
                      fmt(st.get(("requester", "copy")), 1),
@@ -516,7 +519,7 @@ def main():
                      fmt(st.get(("responder", "lookup")), 1),
                      fmt(st.get(("responder", "copy")), 1),
                      fmt(st.get(("responder", "icrc")), 1),
-                     fmt(link_ns, 0), fmt(req + rsp, 0)])
+                     fmt(link_ns, 0), fmt(sums and sums[0] + sums[1], 0)])
     txt.append("\nPer-packet cost of RDMA WRITE, 1 QP (ns).  Measured: process CPU "
                "time / data packets (both nodes poll, so idle polling counts).  "
                "Stages: sroce-bench-stages, the same lib/ calls on one core.  "
