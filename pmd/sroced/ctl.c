@@ -104,6 +104,7 @@ static void srd_client_drop(struct sroced *d, unsigned int slot,
 	free(c->peers);
 	free(c);
 	d->client[slot] = NULL;
+	srd_nice_update(d);
 }
 
 void srd_ctl_close(struct sroced *d)
@@ -316,6 +317,7 @@ static int srd_attach(struct sroced *d, struct srd_client *c, uint32_t index)
 	srd_log("client %u (pid %d, %s) attached to %s: QPNs %#x-%#x", c->id,
 		(int)c->pid, c->comm, c->dev->name, r.qpn_base,
 		r.qpn_base + SRD_QPN_BLOCK - 1);
+	srd_nice_update(d);
 	srd_bell_open(c, &page_fd);
 	if (page_fd >= 0) {
 		int fds[2] = { page_fd, c->bell_efd };

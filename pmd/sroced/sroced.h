@@ -36,6 +36,8 @@ struct sr_cm_watch;
 
 #define SRD_CLIENTS_MAX 64
 #define SRD_LISTEN_MAX  1024
+/* The most the daemon raises its priority for its clients (--nice). */
+#define SRD_NICE_MAX (-10)
 
 struct srd_client;
 struct sr_frame;
@@ -111,6 +113,10 @@ struct sroced {
 	uint64_t idle_spin_ns;          /* idle rounds spun before a nap */
 	uint64_t idle_nap_ns;           /* then naps this long (main.c) */
 	bool no_sleep;                  /* nap even where it could sleep */
+	int nice;                       /* now (main.c srd_nice_update) */
+	int nice_base;                  /* at start: with 0 or 1 client */
+	int nice_max;                   /* --nice: at most this (0: never) */
+	bool nice_denied;               /* no CAP_SYS_NICE: said once */
 	struct srd_listen listen[SRD_LISTEN_MAX];
 	unsigned int nlisten;
 	bool verbose;
@@ -122,6 +128,8 @@ uint64_t srd_now_ns(void);
 
 /* main.c: one round of every port (work done, 0: idle) */
 int srd_round(struct sroced *d);
+/* main.c: the daemon's nice value for the clients it serves now */
+void srd_nice_update(struct sroced *d);
 
 /* idle.c */
 /* The default spin and nap for the CPUs the daemon may use. */

@@ -174,6 +174,15 @@ loopback)
 	n=$(counter a ibv_srq_pingpong sw_to_nic)
 	[ "$n" -eq 0 ] || fail "$n loopback frames went to the NIC"
 	grep -q "left; QPN block quarantined" "$tmp/a.log" || fail "no leave line"
+	# two clients: the daemon asks for a share each (4 nice steps down),
+	# and gives it back when they go (root has CAP_SYS_NICE)
+	if [ "$(id -u)" = 0 ]; then
+		two=$(sed -n 's/^sroced: nice \(-*[0-9]*\) for 2 clients$/\1/p' "$tmp/a.log" | head -1)
+		none=$(sed -n 's/^sroced: nice \(-*[0-9]*\) for [01] clients*$/\1/p' "$tmp/a.log" | tail -1)
+		[ -n "$two" ] && [ -n "$none" ] && [ $((none - two)) -eq 4 ] ||
+			fail "daemon a's nice: '$two' with 2 clients, '$none' after"
+		echo "ok: daemon a at nice $two with 2 clients, $none after"
+	fi
 	# an idle daemon sleeps on its port's socket and its clients'
 	# doorbells, and the clients' frames woke it
 	grep -q "then sleeps until a frame or a request comes" "$tmp/a.log" ||
