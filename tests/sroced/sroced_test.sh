@@ -144,8 +144,10 @@ counter() {
 
 case $scen in
 loopback)
-	# the idle policy's options: a bad value is one line and exit 2
-	for bad in "--idle-nap-us 0" "--idle-spin-us x" "--idle-nap-us 100001"; do
+	# the idle policy's and the nice option's: a bad value is one line
+	# and exit 2
+	for bad in "--idle-nap-us 0" "--idle-spin-us x" "--idle-nap-us 100001" \
+		   "--nice 1" "--nice -21" "--nice x"; do
 		"$sroced" --foreground $bad > "$tmp/bad.log" 2>&1
 		rc=$?
 		[ $rc -eq 2 ] && [ "$(wc -l < "$tmp/bad.log")" -eq 1 ] ||
