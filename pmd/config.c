@@ -593,6 +593,7 @@ void sr_pmd_config_init(struct sr_pmd_config *cfg)
 		.daemon_fd = -1,
 		.bell_fd = -1,
 		.bell_efd = -1,
+		.wake_efd = -1,
 		.mode = SR_PMD_MODE_INLINE,
 		.engine_lcore = 1,
 		.engines = 1,

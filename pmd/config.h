@@ -92,6 +92,7 @@ struct sr_pmd_config {
 	int bell_fd, bell_efd;            /* with has_gw: the channel's
 					   * doorbell (sroced/proto.h), or -1;
 					   * the device takes them */
+	int wake_efd;                     /* and the eventfd that wakes us */
 	uint32_t qpn_base;                /* with has_gw: sroced's QPN block */
 	uint32_t max_qp;                  /* with has_gw: the block's size */
 };

@@ -247,7 +247,7 @@ int sr_pmd_daemon_attach(const char *sock, unsigned int index,
 {
 	struct srd_dev_req req;
 	struct srd_attach_reply *rep;
-	int bell[2] = { -1, -1 };
+	int bell[3] = { -1, -1, -1 };
 	uint32_t ndevs = 0;
 	int fd = sr_daemon_connect(sock), rc;
 
@@ -263,7 +263,7 @@ int sr_pmd_daemon_attach(const char *sock, unsigned int index,
 		srd_hdr_init(&req.h, SRD_ATTACH, sizeof(req));
 		req.index = index;
 		rc = sr_daemon_call_fds(fd, &req, sizeof(req), rep,
-					sizeof(*rep), bell, 2);
+					sizeof(*rep), bell, 3);
 	}
 	if (rc == 0)
 		rc = sr_daemon_cfg(rep, cfg, err, errlen);
@@ -276,7 +276,8 @@ int sr_pmd_daemon_attach(const char *sock, unsigned int index,
 		/* without its doorbell the channel works, woken by timers */
 		cfg->bell_fd = bell[0];
 		cfg->bell_efd = bell[1];
-		bell[0] = bell[1] = -1;
+		cfg->wake_efd = bell[2];
+		bell[0] = bell[1] = bell[2] = -1;
 		cfg->qpn_base = rep->qpn_base;
 		cfg->max_qp = SRD_QPN_BLOCK;
 		att->fd = fd;
@@ -285,7 +286,7 @@ int sr_pmd_daemon_attach(const char *sock, unsigned int index,
 	} else {
 		close(fd);
 	}
-	for (unsigned int i = 0; i < 2; i++)
+	for (unsigned int i = 0; i < 3; i++)
 		if (bell[i] >= 0)
 			close(bell[i]);
 	free(rep);
@@ -304,14 +305,14 @@ struct srd_bell *sr_pmd_daemon_bell_map(int fd)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-bool sr_pmd_daemon_bell_ring(struct srd_bell *bell, int efd)
+bool sr_pmd_daemon_bell_ring(uint32_t *asleep, int efd)
 {
 	uint64_t one = 1;
 
 	/* the frames' store to the ring before the load of the flag */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&bell->daemon_asleep, __ATOMIC_RELAXED) ||
-	    !__atomic_exchange_n(&bell->daemon_asleep, 0, __ATOMIC_ACQ_REL))
+	if (!__atomic_load_n(asleep, __ATOMIC_RELAXED) ||
+	    !__atomic_exchange_n(asleep, 0, __ATOMIC_ACQ_REL))
 		return false;
 	return write(efd, &one, sizeof(one)) == (ssize_t)sizeof(one);
 }

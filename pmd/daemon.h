@@ -71,7 +71,7 @@ int sr_pmd_daemon_attach(const char *sock, unsigned int index,
  * when it was.  Unmap.
  */
 struct srd_bell *sr_pmd_daemon_bell_map(int fd);
-bool sr_pmd_daemon_bell_ring(struct srd_bell *bell, int efd);
+bool sr_pmd_daemon_bell_ring(uint32_t *asleep, int efd);
 void sr_pmd_daemon_bell_unmap(struct srd_bell *bell);
 
 int sr_pmd_daemon_qp_peer(int fd, uint32_t qpn, const uint8_t dgid[16],

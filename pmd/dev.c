@@ -4,6 +4,7 @@
  * counters, capture, faults, engine), neighbour glue and accessors.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,12 +311,25 @@ int sr_pmd_dev_create(const struct sr_pmd_config *cfg, int lock_fd,
 	dev->lock_fd = lock_fd;
 	dev->n_rx_fd = -1;
 	dev->bell_efd = -1;
+	dev->wake_efd = -1;
+	dev->ring_efd = -1;
 	if (cfg->has_gw && cfg->bell_fd >= 0 && cfg->bell_efd >= 0) {
 		dev->bell = sr_pmd_daemon_bell_map(cfg->bell_fd);
 		dev->cfg.bell_fd = -1;
 		dev->bell_efd = dev->bell != NULL ? cfg->bell_efd : -1;
 		if (dev->bell == NULL)
 			close(cfg->bell_efd);
+		else {
+			dev->ring_flag = &dev->bell->daemon_asleep;
+			dev->ring_efd = dev->bell_efd;
+		}
+	}
+	if (cfg->has_gw && cfg->wake_efd >= 0) {
+		dev->cfg.wake_efd = -1;
+		if (dev->bell != NULL)
+			dev->wake_efd = cfg->wake_efd;
+		else
+			close(cfg->wake_efd);
 	}
 	rc = sr_dev_lanes_check(cfg, err, errlen);
 	if (rc) {
@@ -423,6 +437,8 @@ void sr_pmd_dev_destroy(struct sr_pmd_dev *dev)
 	sr_pmd_daemon_bell_unmap(dev->bell);
 	if (dev->bell_efd >= 0)
 		close(dev->bell_efd);
+	if (dev->wake_efd >= 0)
+		close(dev->wake_efd);
 	free(dev);
 }
 
@@ -523,6 +539,39 @@ int sr_pmd_rx_fds(const struct sr_pmd_dev *dev, int *fds, int max)
 	for (; n < dev->n_rx_fd && n < max; n++)
 		fds[n] = dev->rx_fd[n];
 	return n;
+}
+
+int sr_pmd_daemon_sleep(struct sr_pmd_dev *dev, uint32_t max_us)
+{
+	struct pollfd pfd = { .fd = dev->wake_efd, .events = POLLIN };
+	struct timespec ts = { .tv_sec = max_us / 1000000,
+			       .tv_nsec = (long)(max_us % 1000000) * 1000 };
+	uint32_t *asleep;
+	uint64_t v;
+
+	if (dev->bell == NULL || dev->wake_efd < 0)
+		return -ENOTSUP;
+	if (!__atomic_load_n(&dev->bell->shared, __ATOMIC_RELAXED))
+		return -EAGAIN;
+	asleep = &dev->bell->client_asleep;
+	__atomic_store_n(asleep, 1, __ATOMIC_RELAXED);
+	/* the flag's store before the round's look at the channel */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (sr_pmd_progress(dev) > 0) {
+		__atomic_store_n(asleep, 0, __ATOMIC_RELAXED);
+		return 1;
+	}
+	(void)ppoll(&pfd, 1, &ts, NULL);
+	__atomic_store_n(asleep, 0, __ATOMIC_RELAXED);
+	(void)!read(dev->wake_efd, &v, sizeof(v));   /* non-blocking */
+	sr_stats_add(dev->stats, SR_CTR_SW_CLIENT_SLEEPS, 1);
+	return 0;
+}
+
+void sr_pmd_set_peer_bell(struct sr_pmd_dev *dev, uint32_t *asleep, int efd)
+{
+	dev->ring_efd = efd;
+	__atomic_store_n(&dev->ring_flag, asleep, __ATOMIC_RELEASE);
 }
 
 bool sr_pmd_tx_idle(const struct sr_pmd_dev *dev)

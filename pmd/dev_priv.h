@@ -114,6 +114,9 @@ struct sr_pmd_dev {
 	int n_rx_fd;                  /* (AF_XDP, af_packet), -1: none */
 	struct srd_bell *bell;        /* a client of sroced: the doorbell */
 	int bell_efd;                 /* that rings it (sroced/proto.h) */
+	int wake_efd;                 /* and that wakes us (owned) */
+	uint32_t *ring_flag;          /* after a burst: wake the peer if */
+	int ring_efd;                 /* it sleeps (sr_pmd_daemon_bell_ring) */
 	struct rte_ring *loop_ring;   /* frames to our own MAC: same-process loopback */
 	uint64_t tx_ring_full;        /* counted by other threads (atomic) */
 

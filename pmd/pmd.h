@@ -121,6 +121,19 @@ int sr_pmd_rx_fds(const struct sr_pmd_dev *dev, int *fds, int max);
 bool sr_pmd_tx_idle(const struct sr_pmd_dev *dev);
 
 /*
+ * A client of sroced with nothing to do sleeps until its channel brings
+ * frames (the doorbell's other half, sroced/proto.h): it says so in the
+ * doorbell page, runs one more round, and, if that found nothing, waits
+ * on its eventfd, which the daemon writes after putting frames on the
+ * channel while the flag is set — up to max_us.  Returns 1 when the round
+ * found work (no sleep), 0 after a sleep, -ENOTSUP without a doorbell
+ * (an embedded device, an old daemon).
+ */
+int sr_pmd_daemon_sleep(struct sr_pmd_dev *dev, uint32_t max_us);
+/* sroced: after a burst to dev's peer, wake it if *asleep (not owned). */
+void sr_pmd_set_peer_bell(struct sr_pmd_dev *dev, uint32_t *asleep, int efd);
+
+/*
  * Per-poll callbacks of the transport: return work done, 0 when idle.
  * Every lane's round calls them with its index and the device's lane count
  * (0 and 1 unless dedicated mode runs several engines): the transport does

@@ -189,9 +189,10 @@ static void sr_rxtx_burst(struct sr_pmd_lane *l)
 		bytes -= l->tx_out[i]->pkt_len;
 	if (sent)
 		dev->last_tx_ns = l->round_ns;
-	/* a client of sroced wakes a daemon that sleeps (sroced/proto.h) */
-	if (sent && dev->bell != NULL &&
-	    sr_pmd_daemon_bell_ring(dev->bell, dev->bell_efd))
+	/* a client of sroced wakes a daemon that sleeps, and the daemon's
+	 * channel a client that sleeps (sroced/proto.h) */
+	if (sent && dev->ring_flag != NULL &&
+	    sr_pmd_daemon_bell_ring(dev->ring_flag, dev->ring_efd))
 		sr_stats_add(dev->stats, SR_CTR_SW_BELL_RUNG, 1);
 	sr_rxtx_count(dev, SR_CTR_SENT_PKTS, sent);
 	sr_rxtx_count(dev, SR_CTR_SENT_BYTES, bytes);

@@ -148,14 +148,14 @@ static int srd_send_fds(int fd, const void *msg, size_t len, const int *fds,
 			unsigned int nfds)
 {
 	union {
-		char buf[CMSG_SPACE(2 * sizeof(int))];
+		char buf[CMSG_SPACE(3 * sizeof(int))];
 		struct cmsghdr align;
 	} ctl;
 	struct iovec iov = { .iov_base = (void *)(uintptr_t)msg, .iov_len = len };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	struct cmsghdr *c;
 
-	if (nfds == 0 || nfds > 2)
+	if (nfds == 0 || nfds > 3)
 		return srd_send(fd, msg, len);
 	memset(&ctl, 0, sizeof(ctl));
 	mh.msg_control = ctl.buf;
@@ -188,17 +188,23 @@ static void srd_bell_open(struct srd_client *c, int *page_fd)
 		p = mmap(NULL, sizeof(struct srd_bell), PROT_READ | PROT_WRITE,
 			 MAP_SHARED, fd, 0);
 	c->bell_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (p == MAP_FAILED || c->bell_efd < 0) {
+	c->wake_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (p == MAP_FAILED || c->bell_efd < 0 || c->wake_efd < 0) {
 		if (p != MAP_FAILED)
 			munmap(p, sizeof(struct srd_bell));
 		if (c->bell_efd >= 0)
 			close(c->bell_efd);
+		if (c->wake_efd >= 0)
+			close(c->wake_efd);
 		c->bell_efd = -1;
+		c->wake_efd = -1;
 		close(fd);
 		return;
 	}
 	c->bell = p;
 	*page_fd = fd;
+	/* frames the channel gives the client wake it when it sleeps */
+	sr_pmd_set_peer_bell(c->port, &c->bell->client_asleep, c->wake_efd);
 }
 
 static void srd_bell_close(struct srd_client *c)
@@ -207,8 +213,11 @@ static void srd_bell_close(struct srd_client *c)
 		munmap(c->bell, sizeof(*c->bell));
 	if (c->bell_efd >= 0)
 		close(c->bell_efd);
+	if (c->wake_efd >= 0)
+		close(c->wake_efd);
 	c->bell = NULL;
 	c->bell_efd = -1;
+	c->wake_efd = -1;
 }
 
 static int srd_reply_err(int fd, uint16_t type, int status)
@@ -317,12 +326,12 @@ static int srd_attach(struct sroced *d, struct srd_client *c, uint32_t index)
 	srd_log("client %u (pid %d, %s) attached to %s: QPNs %#x-%#x", c->id,
 		(int)c->pid, c->comm, c->dev->name, r.qpn_base,
 		r.qpn_base + SRD_QPN_BLOCK - 1);
-	srd_nice_update(d);
 	srd_bell_open(c, &page_fd);
+	srd_nice_update(d);
 	if (page_fd >= 0) {
-		int fds[2] = { page_fd, c->bell_efd };
+		int fds[3] = { page_fd, c->bell_efd, c->wake_efd };
 
-		rc = srd_send_fds(c->fd, &r, sizeof(r), fds, 2);
+		rc = srd_send_fds(c->fd, &r, sizeof(r), fds, 3);
 		close(page_fd);
 		return rc;
 	}
@@ -420,6 +429,7 @@ static void srd_accept(struct sroced *d)
 		}
 		c->fd = fd;
 		c->bell_efd = -1;
+		c->wake_efd = -1;
 		c->id = ++d->next_id;
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0) {
 			c->pid = cred.pid;

@@ -176,11 +176,16 @@ void srd_nice_update(struct sroced *d)
 	uint64_t w = 1024;
 	int want;
 
-	if (d->nice_max >= 0 || d->nice_denied)
-		return;
 	for (unsigned int i = 0; i < SRD_CLIENTS_MAX; i++)
 		if (d->client[i] != NULL && d->client[i]->port != NULL)
 			n++;
+	/* the clients' half: sleep rather than poll when others share us */
+	for (unsigned int i = 0; i < SRD_CLIENTS_MAX; i++)
+		if (d->client[i] != NULL && d->client[i]->bell != NULL)
+			__atomic_store_n(&d->client[i]->bell->shared, n > 1,
+					 __ATOMIC_RELAXED);
+	if (d->nice_max >= 0 || d->nice_denied)
+		return;
 	while (n > 1 && w < (uint64_t)n * 1024 && k < 20) {
 		w = w * 5 / 4;
 		k++;

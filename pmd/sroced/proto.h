@@ -109,10 +109,20 @@ struct srd_attach_reply {
  * sleeps.  The daemon counts its wake-ups by each client
  * (sw_bell_wakeups on the channel), the client the rings
  * (sw_bell_rung on its device).
+ *
+ * The other half wakes a client: while the daemon serves other clients
+ * too (shared), a client whose CQ polls find nothing sleeps on a second
+ * eventfd (ATTACH's third descriptor) with client_asleep set, and the
+ * daemon, after putting frames on that client's channel, rings it the
+ * same way (sw_bell_rung on the channel, sw_client_sleeps on the
+ * client's device).
  */
 struct srd_bell {
 	uint32_t daemon_asleep;   /* atomic: 1 while the daemon may sleep */
 	uint32_t pad[15];         /* a cache line of its own */
+	uint32_t client_asleep;   /* atomic: 1 while the client may sleep */
+	uint32_t shared;          /* the daemon serves other clients too */
+	uint32_t pad2[14];
 };
 
 /*

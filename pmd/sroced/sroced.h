@@ -81,6 +81,7 @@ struct srd_client {
 	uint32_t ngroups;
 	struct srd_bell *bell;          /* its channel's doorbell, or NULL */
 	int bell_efd;                   /* its eventfd (-1: none) */
+	int wake_efd;                   /* the client's: we ring it */
 };
 
 struct srd_block {

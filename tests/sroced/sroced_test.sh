@@ -192,6 +192,11 @@ loopback)
 	n=$(counter a ibv_srq_pingpong sw_bell_wakeups)
 	[ "$n" -gt 0 ] || fail "no client's doorbell woke daemon a ($n)"
 	echo "ok: daemon a slept between frames; the srq client woke it $n times"
+	# the other half: two clients share daemon a, so a client whose CQ
+	# polls find nothing sleeps, and the daemon's frames wake it
+	n=$(counter a ibv_srq_pingpong sw_bell_rung)
+	[ "$n" -gt 0 ] || fail "daemon a never woke a sleeping client ($n)"
+	echo "ok: daemon a woke the sleeping srq client $n times"
 	# --no-sleep: the timed naps of before, and no doorbell
 	daemon n sb 10.9.0.2 --no-sleep --idle-nap-us 20
 	grep -q "then naps 20 us (--no-sleep)" "$tmp/n.log" ||
