@@ -113,7 +113,9 @@ void sr_ibv_poll_after(struct sr_ibv_rt *rt, bool idle)
 	}
 	if (++rt->empty_polls >= SR_POLL_YIELD_EVERY) {
 		rt->empty_polls = 0;
-		if (sr_pmd_daemon_sleep(rt->pmd, SR_POLL_SLEEP_US) < 0)
+		/* (an engine lcore would fill the CQ while we slept) */
+		if (rt->cfg.mode != SR_PMD_MODE_INLINE ||
+		    sr_pmd_daemon_sleep(rt->pmd, SR_POLL_SLEEP_US) < 0)
 			sched_yield();
 	}
 }
