@@ -104,7 +104,7 @@ static void srd_client_drop(struct sroced *d, unsigned int slot,
 	free(c->peers);
 	free(c);
 	d->client[slot] = NULL;
-	srd_nice_update(d);
+	srd_clients_changed(d);
 }
 
 void srd_ctl_close(struct sroced *d)
@@ -327,7 +327,7 @@ static int srd_attach(struct sroced *d, struct srd_client *c, uint32_t index)
 		(int)c->pid, c->comm, c->dev->name, r.qpn_base,
 		r.qpn_base + SRD_QPN_BLOCK - 1);
 	srd_bell_open(c, &page_fd);
-	srd_nice_update(d);
+	srd_clients_changed(d);
 	if (page_fd >= 0) {
 		int fds[3] = { page_fd, c->bell_efd, c->wake_efd };
 

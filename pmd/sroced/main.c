@@ -155,22 +155,28 @@ static void srd_usage(void)
 }
 
 /*
- * The daemon's share of a busy CPU.  Every frame between a client and
- * the NIC, or between two clients, passes through this one thread; where
- * clients outnumber CPUs and poll, a fair share (one part in clients + 1)
- * starves them all, each waiting for frames the daemon has not had the
- * CPU to move.  So the daemon asks for one share per client it serves:
- * the nice value whose weight is about n times that of the nice it was
- * started with (the kernel's weights grow 1.25 times per step), down to
- * --nice (-10 by default; 0: never).  One client keeps nice 0: there the daemon and the
- * client need the CPU in turn, and a heavier daemon only preempts the
- * client more often (ib_write_bw 64 KiB through two daemons: 2.3 -> 1.9
- * Gbit/s at nice -10).  On 2 CPUs, 8 pairs through two daemons: the
- * aggregate from ~65 % to ~90 % of one pair's (docs/sroced.md).  It is
- * set when a client comes or goes, on this (the switch's) thread only.
- * Without the privilege (CAP_SYS_NICE) the daemon says so once.
+ * A client came or went: what the others are told, and the daemon's share
+ * of a busy CPU.
+ *
+ * Every frame between a client and the NIC, or between two clients,
+ * passes through this one thread.  Where clients outnumber CPUs and poll,
+ * a fair share (one part in clients + 1) starves them all, each waiting
+ * for frames the daemon has not had the CPU to move.  So:
+ *  - each client learns whether others share the daemon (srd_bell.shared):
+ *    then its empty CQ polls sleep until the daemon rings it instead of
+ *    polling (pmd/dev.c, sr_pmd_daemon_sleep);
+ *  - the daemon asks for one share per client it serves: the nice value
+ *    whose weight is about n times that of the nice it was started with
+ *    (the kernel's weights grow 1.25 times per step), down to --nice (-10
+ *    by default; 0: never).  One client keeps the starting nice: there
+ *    the daemon and the client need the CPU in turn, and a heavier daemon
+ *    only preempts the client more often (ib_write_bw 64 KiB through two
+ *    daemons: 2.3 -> 1.9 Gbit/s at a fixed -10).
+ * On 2 CPUs, 8 pairs through two daemons: the aggregate from 65-76 % to
+ * 79-101 % of one pair's (docs/performance.md).  Runs on this (the
+ * switch's) thread; without CAP_SYS_NICE the daemon says so once.
  */
-void srd_nice_update(struct sroced *d)
+void srd_clients_changed(struct sroced *d)
 {
 	unsigned int n = 0, k = 0;
 	uint64_t w = 1024;
@@ -179,7 +185,6 @@ void srd_nice_update(struct sroced *d)
 	for (unsigned int i = 0; i < SRD_CLIENTS_MAX; i++)
 		if (d->client[i] != NULL && d->client[i]->port != NULL)
 			n++;
-	/* the clients' half: sleep rather than poll when others share us */
 	for (unsigned int i = 0; i < SRD_CLIENTS_MAX; i++)
 		if (d->client[i] != NULL && d->client[i]->bell != NULL)
 			__atomic_store_n(&d->client[i]->bell->shared, n > 1,
@@ -348,7 +353,7 @@ int main(int argc, char **argv)
 	strcat(d.memif_sock, "/clients.sock");
 	srd_switch_init(&d);
 	errno = 0;
-	d.nice_base = getpriority(PRIO_PROCESS, 0);   /* srd_nice_update */
+	d.nice_base = getpriority(PRIO_PROCESS, 0);   /* srd_clients_changed */
 	if (errno != 0)
 		d.nice_base = 0;
 	d.nice = d.nice_base;

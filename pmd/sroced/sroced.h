@@ -114,7 +114,7 @@ struct sroced {
 	uint64_t idle_spin_ns;          /* idle rounds spun before a nap */
 	uint64_t idle_nap_ns;           /* then naps this long (main.c) */
 	bool no_sleep;                  /* nap even where it could sleep */
-	int nice;                       /* now (main.c srd_nice_update) */
+	int nice;                       /* now (main.c srd_clients_changed) */
 	int nice_base;                  /* at start: with 0 or 1 client */
 	int nice_max;                   /* --nice: at most this (0: never) */
 	bool nice_denied;               /* no CAP_SYS_NICE: said once */
@@ -129,8 +129,8 @@ uint64_t srd_now_ns(void);
 
 /* main.c: one round of every port (work done, 0: idle) */
 int srd_round(struct sroced *d);
-/* main.c: the daemon's nice value for the clients it serves now */
-void srd_nice_update(struct sroced *d);
+/* main.c: a client came or went (shared flags, the daemon's nice) */
+void srd_clients_changed(struct sroced *d);
 
 /* idle.c */
 /* The default spin and nap for the CPUs the daemon may use. */
