@@ -59,21 +59,22 @@ int sr_pmd_daemon_attach(const char *sock, unsigned int index,
 			 size_t errlen);
 
 /*
- * Tell the daemon that QP qpn (of the attachment's block) is connected to
- * dqpn at dgid (on) or no longer (off): it lets RC/UC frames out only to
- * such peers.  Thread-safe (one call at a time).  0 or -errno (-EPERM: not
- * our QP; -ECONNRESET: the daemon is gone).
- */
-/*
  * The channel's doorbell (sroced/proto.h): map the page of fd (closed
  * either way); NULL when it cannot be.  Ring it after frames were put on
- * the channel: the eventfd is written only when the daemon sleeps; true
- * when it was.  Unmap.
+ * the channel: efd is written only when the other side said it sleeps
+ * (*asleep: the daemon's flag for a client, a client's for the daemon),
+ * and the flag is taken; true when it was.  Unmap.
  */
 struct srd_bell *sr_pmd_daemon_bell_map(int fd);
 bool sr_pmd_daemon_bell_ring(uint32_t *asleep, int efd);
 void sr_pmd_daemon_bell_unmap(struct srd_bell *bell);
 
+/*
+ * Tell the daemon that QP qpn (of the attachment's block) is connected to
+ * dqpn at dgid (on) or no longer (off): it lets RC/UC frames out only to
+ * such peers.  Thread-safe (one call at a time).  0 or -errno (-EPERM: not
+ * our QP; -ECONNRESET: the daemon is gone).
+ */
 int sr_pmd_daemon_qp_peer(int fd, uint32_t qpn, const uint8_t dgid[16],
 			  uint32_t dqpn, bool on);
 

@@ -125,9 +125,11 @@ bool sr_pmd_tx_idle(const struct sr_pmd_dev *dev);
  * frames (the doorbell's other half, sroced/proto.h): it says so in the
  * doorbell page, runs one more round, and, if that found nothing, waits
  * on its eventfd, which the daemon writes after putting frames on the
- * channel while the flag is set — up to max_us.  Returns 1 when the round
- * found work (no sleep), 0 after a sleep, -ENOTSUP without a doorbell
- * (an embedded device, an old daemon).
+ * channel while the flag is set — up to max_us.  Only while the daemon
+ * serves other clients too (srd_bell.shared).  Returns 1 when the round
+ * found work (no sleep), 0 after a sleep, -EAGAIN when the daemon serves
+ * this client alone, -ENOTSUP without a doorbell (an embedded device, an
+ * old daemon).
  */
 int sr_pmd_daemon_sleep(struct sr_pmd_dev *dev, uint32_t max_us);
 /* sroced: after a burst to dev's peer, wake it if *asleep (not owned). */
