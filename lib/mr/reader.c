@@ -17,6 +17,14 @@
  * liburcu's membarrier flavour).  Where membarrier is missing, readers
  * issue the full fence themselves.  A thread out of hazard slots falls
  * back to the slot's atomic reference count.
+ *
+ * The process registers for the expedited barrier when the library is
+ * loaded, not at the first lookup: in a process that already runs several
+ * threads, registering waits for an RCU grace period, and on a loaded
+ * machine that took seconds — inside a round of the engine, holding it,
+ * while the peer's requests timed out (sroced_two_hosts on 2 CPUs).  At
+ * load time the process has usually one thread, and registering costs a
+ * system call.
  */
 #include <errno.h>
 #include <linux/membarrier.h>
@@ -35,6 +43,7 @@ static struct sr_mr_reader *sr_readers;          /* all records, under the lock 
 static pthread_once_t sr_readers_once = PTHREAD_ONCE_INIT;
 static pthread_key_t sr_readers_key;
 static bool sr_membarrier_ok;
+static bool sr_membarrier_registered;   /* at load (sr_readers_register) */
 static bool sr_membarrier_refused;   /* tests: exercise the fence mode */
 static bool sr_readers_inited;       /* under the lock */
 
@@ -54,18 +63,26 @@ static void sr_reader_exit(void *arg)
 	free(r);
 }
 
-static void sr_readers_init(void)
+__attribute__((constructor))
+static void sr_readers_register(void)
 {
 	long cmds = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+
+	sr_membarrier_registered = cmds > 0 &&
+		(cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+		syscall(__NR_membarrier,
+			MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
+static void sr_readers_init(void)
+{
 	bool refused;
 
 	pthread_mutex_lock(&sr_readers_lock);
 	refused = sr_membarrier_refused;
 	sr_readers_inited = true;
 	pthread_mutex_unlock(&sr_readers_lock);
-	if (!refused && cmds > 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
-	    syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
-		sr_membarrier_ok = true;
+	sr_membarrier_ok = !refused && sr_membarrier_registered;
 	/* Without it, every reader fences (set before any record exists). */
 	sr_mr_reader_fence_ = !sr_membarrier_ok;
 	if (pthread_key_create(&sr_readers_key, sr_reader_exit) != 0)
