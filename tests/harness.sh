@@ -22,6 +22,8 @@ fail() {
 	for f in "$tmp"/*.log; do
 		[ -f "$f" ] && { echo "--- $f"; cat "$f"; }
 	done
+	# meson prints a failed test's last 100 lines: say it again there
+	echo "FAIL: $*"
 	exit 1
 }
 

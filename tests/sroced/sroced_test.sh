@@ -230,7 +230,7 @@ two_hosts)
 			echo "--- ${t%%:*} $side"
 			tail -5 "$tmp/${t%%:*}.$side.log"
 		done
-		fail "${t%%:*}: no result (8 pairs per host at once)"
+		fail "${t%%:*}: no result (8 pairs per host at once): $(grep -h -i -m 2 'fail\|error' "$tmp/${t%%:*}".*.log | tr '\n' ' ')"
 	done
 	[ "${ok:-}" != no ] || fail "a client failed (8 per host at once)"
 	n=$(grep -c "attached to sroce0" "$tmp/a.log")
