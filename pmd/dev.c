@@ -316,12 +316,12 @@ int sr_pmd_dev_create(const struct sr_pmd_config *cfg, int lock_fd,
 	if (cfg->has_gw && cfg->bell_fd >= 0 && cfg->bell_efd >= 0) {
 		dev->bell = sr_pmd_daemon_bell_map(cfg->bell_fd);
 		dev->cfg.bell_fd = -1;
-		dev->bell_efd = dev->bell != NULL ? cfg->bell_efd : -1;
-		if (dev->bell == NULL)
-			close(cfg->bell_efd);
-		else {
+		if (dev->bell != NULL) {
+			dev->bell_efd = cfg->bell_efd;
 			dev->ring_flag = &dev->bell->daemon_asleep;
 			dev->ring_efd = dev->bell_efd;
+		} else {
+			close(cfg->bell_efd);
 		}
 	}
 	if (cfg->has_gw && cfg->wake_efd >= 0) {
