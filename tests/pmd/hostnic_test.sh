@@ -361,7 +361,7 @@ apps)
 		onB timeout 60 qperf -lp $tcp -cm1 -t 1 10.81.0.1 $t \
 			> "$tmp/qclient.log" 2>&1 ||
 			fail "qperf -cm1 $t: exit $?: $(grep -v '^sroce' "$tmp/qclient.log" | tail -2)"
-		grep -Eq "^ *(bw|latency|msg_rate) += +[0-9.]+ " "$tmp/qclient.log" ||
+		grep -Eq "^ *(bw|latency|msg_rate) += +[0-9][0-9.,]* " "$tmp/qclient.log" ||
 			fail "qperf -cm1 $t printed no figure"
 		echo "ok: qperf -cm1 $t $(grep -E '(bw|latency) +=' "$tmp/qclient.log" | tr -s ' ')"
 	done

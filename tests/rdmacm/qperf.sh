@@ -28,7 +28,7 @@ tests="rc_bw rc_bi_bw rc_lat rc_rdma_read_bw rc_rdma_read_lat rc_rdma_write_bw r
 for t in $tests; do
 	SROCE_CONFIG=$tmp/n0.conf timeout 60 qperf -lp "$lp" -cm1 -t 1 127.0.0.2 "$t" \
 		> "$tmp/client.log" 2>&1 || fail "qperf -cm1 $t: exit $?"
-	grep -Eq "^ *(bw|latency|msg_rate) += +[0-9.]+ " "$tmp/client.log" ||
+	grep -Eq "^ *(bw|latency|msg_rate) += +[0-9][0-9.,]* " "$tmp/client.log" ||
 		fail "qperf -cm1 $t printed no figure"
 	echo "ok: $t $(grep -E '(bw|latency|msg_rate) +=' "$tmp/client.log" | tr -s ' ')"
 done
