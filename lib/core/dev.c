@@ -44,6 +44,7 @@ struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg)
 	dev->qpn_base = cfg->qpn_base ? cfg->qpn_base : SR_QPN_BASE;
 	dev->max_qp = cfg->max_qp ? cfg->max_qp : SR_MAX_QP;
 	dev->window = cfg->window ? cfg->window : SR_MAX_UNACKED;
+	dev->tx_ref_min = cfg->link_ops->tx_alloc_ref ? cfg->tx_ref_min : 0;
 	dev->peer_cb = cfg->peer_cb;
 	dev->peer_ctx = cfg->peer_ctx;
 	memcpy(dev->mac, cfg->mac, 6);

@@ -134,6 +134,11 @@ struct sr_dev_config {
 					      * 0: 2 (a device of its own); a
 					      * shared device's daemon hands out
 					      * blocks (pmd/sroced) */
+	uint32_t tx_ref_min;                 /* payloads of at least this many
+					      * bytes go by reference from
+					      * registered memory where the
+					      * link can (link.h tx_alloc_ref);
+					      * 0: always copied */
 	uint64_t sched_sweep_ns;             /* the engine's safety sweep of
 					      * every QP (core/sched.h); 0: 10 ms,
 					      * UINT64_MAX: never (tests) */

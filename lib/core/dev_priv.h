@@ -43,6 +43,8 @@ struct sr_dev {
 	uint32_t next_srqn;
 	unsigned int max_qp;           /* cfg.max_qp, or SR_MAX_QP */
 	uint32_t window;               /* cfg.window, or SR_MAX_UNACKED */
+	uint32_t tx_ref_min;           /* cfg.tx_ref_min; 0 when the link
+					* has no tx_alloc_ref */
 	uint32_t next_qpn;
 	uint16_t ip_id;
 	uint8_t ecn;                   /* sr_dev_config.ecn */

@@ -4,13 +4,16 @@
  *
  * The transport never sees a port, an mbuf or a socket: it is handed whole
  * received frames (Ethernet first) and asks the link for transmit buffers,
- * builds frames into them and submits them.  pmd/ implements these for DPDK
+ * builds frames into them and submits them (or, where the link can, points
+ * a frame's payload at registered memory: one copy less per packet).  pmd/ implements these for DPDK
  * ports; the unit tests implement them as a simulated wire.
  */
 #ifndef SR_CORE_LINK_H
 #define SR_CORE_LINK_H
 
 #include <stdint.h>
+
+struct sr_mr_ref;
 
 struct sr_link_ops {
 	/*
@@ -23,6 +26,23 @@ struct sr_link_ops {
 	void (*tx_submit)(void *link, void *cookie, uint32_t len);
 	/* Give back a buffer from tx_alloc that will not be sent. */
 	void (*tx_abort)(void *link, void *cookie);
+	/*
+	 * Optional (NULL: the transport always copies the payload).  A frame
+	 * whose payload stays in registered memory: the link sends the first
+	 * hdr_len bytes of the returned buffer, then len bytes at payload, then
+	 * the tail_len bytes written into *tail.  It takes over *ref and puts
+	 * it (sr_mr_ref_put) once it no longer reads the payload, before the
+	 * engine round that submitted the frame ends: a frame that must wait
+	 * longer is copied first, so deregistration, which waits for the
+	 * reference, waits at most a round.  Returns NULL when it has no
+	 * buffer now or cannot send this one by reference; *ref stays the
+	 * caller's.  tx_submit (with the whole frame's length) and tx_abort
+	 * take the cookie as for tx_alloc.
+	 */
+	uint8_t *(*tx_alloc_ref)(void *link, uint32_t hdr_len,
+				 const uint8_t *payload, uint32_t len,
+				 uint32_t tail_len, struct sr_mr_ref *ref,
+				 uint8_t **tail, void **cookie);
 	/* Monotonic clock in nanoseconds, for retransmit, RNR and ACK timers. */
 	uint64_t (*now_ns)(void *link);
 };

@@ -126,8 +126,9 @@ static void sr_build_ext(uint8_t *bth, const uint8_t off[SR_EXT_MAX],
 		sr_put_be32(bth + off[SR_EXT_IETH], b->ieth_rkey);
 }
 
-int sr_build_hdrs(uint8_t *buf, uint32_t cap, const struct sr_build *b,
-		  uint32_t payload_len, struct sr_pkt *pkt)
+/* whole: cap must hold the frame (payload after the headers), not just them */
+static int sr_build_hdrs_(uint8_t *buf, uint32_t cap, const struct sr_build *b,
+			  uint32_t payload_len, struct sr_pkt *pkt, bool whole)
 {
 	const struct sr_opcode_info *op = sr_opcode_info(b->opcode);
 	struct sr_pkt local;
@@ -141,7 +142,8 @@ int sr_build_hdrs(uint8_t *buf, uint32_t cap, const struct sr_build *b,
 	if (!(op->flags & SR_OPF_PAYLOAD) && payload_len != 0)
 		return -EINVAL;
 	flen = sr_build_frame_len(b, payload_len);
-	if (flen > cap)
+	if ((whole ? flen : l2 + l3 + (uint32_t)sizeof(struct sr_udp) +
+			    op->hdr_len) > cap)
 		return -ENOSPC;
 	if (pkt == NULL)
 		pkt = &local;
@@ -189,6 +191,36 @@ int sr_build_hdrs(uint8_t *buf, uint32_t cap, const struct sr_build *b,
 	sr_ext_layout(op->hdrs, pkt->ext);
 	sr_build_ext(p, pkt->ext, op->hdrs, b);
 	return pkt->payload;
+}
+
+int sr_build_hdrs(uint8_t *buf, uint32_t cap, const struct sr_build *b,
+		  uint32_t payload_len, struct sr_pkt *pkt)
+{
+	return sr_build_hdrs_(buf, cap, b, payload_len, pkt, true);
+}
+
+int sr_build_hdrs_ref(uint8_t *buf, uint32_t cap, const struct sr_build *b,
+		      uint32_t payload_len, struct sr_pkt *pkt)
+{
+	return sr_build_hdrs_(buf, cap, b, payload_len, pkt, false);
+}
+
+uint32_t sr_build_finish_ref(const uint8_t *hdr, const struct sr_pkt *pkt,
+			     const uint8_t *payload, uint8_t *tail)
+{
+	static const uint8_t zeros[4];
+	size_t pre = (pkt->ipv6 ? sizeof(struct sr_ipv6) :
+				  sizeof(struct sr_ipv4)) +
+		     sizeof(struct sr_udp) + SR_BTH_LEN;
+	uint32_t crc = sr_icrc_hdr(hdr + pkt->l3, pkt->ipv6);
+
+	crc = sr_icrc_update(crc, hdr + pkt->l3 + pre,
+			     pkt->payload - pkt->l3 - pre);   /* ext headers */
+	crc = sr_icrc_update(crc, payload, pkt->payload_len);
+	crc = sr_icrc_update(crc, zeros, pkt->pad);
+	memset(tail, 0, pkt->pad);
+	sr_icrc_store(tail + pkt->pad, crc);
+	return (uint32_t)pkt->pad + SR_ICRC_LEN;
 }
 
 uint32_t sr_build_finish(uint8_t *buf, const struct sr_pkt *pkt)

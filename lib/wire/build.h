@@ -85,6 +85,21 @@ int sr_build_hdrs(uint8_t *buf, uint32_t cap, const struct sr_build *b,
  */
 uint32_t sr_build_finish(uint8_t *buf, const struct sr_pkt *pkt);
 
+/*
+ * The payload by reference (it stays in registered memory; the link sends
+ * three pieces): sr_build_hdrs_ref() writes the headers into buf, which
+ * need only hold them (cap), and returns their length, where the payload
+ * would start.  sr_build_finish_ref() sums the ICRC over the headers in
+ * hdr and the payload_len bytes at payload, writes the pad and the ICRC
+ * into tail (at most 3 + 4 bytes) and returns the tail's length.  The
+ * bytes on the wire are those of sr_build_hdrs() and sr_build_finish().
+ */
+int sr_build_hdrs_ref(uint8_t *buf, uint32_t cap, const struct sr_build *b,
+		      uint32_t payload_len, struct sr_pkt *pkt);
+uint32_t sr_build_finish_ref(const uint8_t *hdr, const struct sr_pkt *pkt,
+			     const uint8_t *payload, uint8_t *tail);
+#define SR_BUILD_TAIL_MAX 7
+
 /* Both steps, copying payload.  Returns the frame length or -errno. */
 int sr_build_frame(uint8_t *buf, uint32_t cap, const struct sr_build *b,
 		   const void *payload, uint32_t payload_len);

@@ -85,6 +85,7 @@ static void h_node_init(struct h_pair *p, int i)
 	cfg.qpn_base = o->qpn_base[i];
 	cfg.max_qp = o->max_qp[i];
 	cfg.window = o->window[i];
+	cfg.tx_ref_min = o->tx_ref_min[i];
 	/* no safety sweep: a QP the engine's schedule forgets (a missing
 	 * kick, core/sched.h) hangs the test instead of costing 10 ms */
 	cfg.sched_sweep_ns = UINT64_MAX;

@@ -38,6 +38,7 @@ struct h_opts {
 	uint32_t qpn_base[2];                 /* sr_dev_config.qpn_base of each */
 	uint32_t max_qp[2];                   /* sr_dev_config.max_qp of each */
 	uint32_t window[2];                   /* sr_dev_config.window of each */
+	uint32_t tx_ref_min[2];               /* sr_dev_config.tx_ref_min */
 	uint8_t static_rate[2];               /* the RC/UC AV's, enum ibv_rate */
 	uint64_t line_bps[2];                 /* sr_dev_config.line_bps of each */
 	bool line_paced[2];                   /* sr_dev_config.line_paced */

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mr/mr.h"
+
 struct sim_frame {
 	uint64_t at;
 	uint64_t seq;
@@ -16,6 +18,16 @@ struct sim_portctx {
 	struct sim_net *net;
 	int id;
 	long tx_room;            /* buffers tx_alloc still gives; < 0: any */
+	/*
+	 * The frame tx_alloc_ref gave and not yet submitted or aborted (the
+	 * transport builds one at a time): its payload is copied in, and the
+	 * region's reference put, at submit, as a port's copy would.
+	 */
+	uint8_t *ref_buf;
+	struct sr_mr_ref ref;
+	const uint8_t *ref_payload;
+	uint32_t ref_off, ref_len;
+	uint64_t by_ref;         /* frames sent by reference */
 };
 
 struct sim_net {
@@ -183,12 +195,48 @@ static void sim_enqueue(struct sim_net *n, int from, uint8_t *data,
 	sim_push(n, f);
 }
 
+static uint8_t *sim_tx_alloc_ref(void *link, uint32_t hdr_len,
+				 const uint8_t *payload, uint32_t len,
+				 uint32_t tail_len, struct sr_mr_ref *ref,
+				 uint8_t **tail, void **cookie)
+{
+	struct sim_portctx *p = link;
+	uint8_t *b;
+
+	if (p->ref_buf != NULL)
+		abort();          /* the transport builds one frame at a time */
+	b = sim_tx_alloc(link, hdr_len + len + tail_len, cookie);
+	if (b == NULL)
+		return NULL;
+	p->ref_buf = b;
+	p->ref = *ref;
+	p->ref_payload = payload;
+	p->ref_off = hdr_len;
+	p->ref_len = len;
+	*tail = b + hdr_len + len;
+	return b;
+}
+
+/* A frame by reference: its payload read, its reference given back. */
+static void sim_ref_done(struct sim_portctx *p, void *cookie, bool send)
+{
+	if (cookie != p->ref_buf)
+		return;
+	if (send) {
+		memcpy(p->ref_buf + p->ref_off, p->ref_payload, p->ref_len);
+		p->by_ref++;
+	}
+	sr_mr_ref_put(&p->ref);
+	p->ref_buf = NULL;
+}
+
 static void sim_tx_submit(void *link, void *cookie, uint32_t len)
 {
 	struct sim_portctx *p = link;
 	struct sim_net *n = p->net;
 	uint8_t *data = cookie;
 
+	sim_ref_done(p, cookie, true);
 	n->live_bufs--;
 	if (n->tap != NULL && !n->tap(n->tap_ctx, p->id, data, &len)) {
 		free(data);
@@ -201,6 +249,7 @@ static void sim_tx_abort(void *link, void *cookie)
 {
 	struct sim_portctx *p = link;
 
+	sim_ref_done(p, cookie, false);
 	p->net->live_bufs--;
 	free(cookie);
 }
@@ -216,6 +265,7 @@ static const struct sr_link_ops sim_link_ops = {
 	.tx_alloc = sim_tx_alloc,
 	.tx_submit = sim_tx_submit,
 	.tx_abort = sim_tx_abort,
+	.tx_alloc_ref = sim_tx_alloc_ref,
 	.now_ns = sim_now_ns,
 };
 
@@ -227,6 +277,11 @@ const struct sr_link_ops *sim_ops(void)
 void *sim_port(struct sim_net *n, int port)
 {
 	return &n->port[port];
+}
+
+uint64_t sim_by_ref(const struct sim_net *n, int port)
+{
+	return n->port[port].by_ref;
 }
 
 void sim_attach(struct sim_net *n, int port, struct sr_dev *dev)

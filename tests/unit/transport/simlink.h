@@ -51,6 +51,12 @@ const struct sr_link_ops *sim_ops(void);
 void *sim_port(struct sim_net *n, int port);   /* link ctx of a port */
 void sim_attach(struct sim_net *n, int port, struct sr_dev *dev);
 void sim_set_tap(struct sim_net *n, sim_tap_fn fn, void *ctx);
+/*
+ * Frames a port sent with their payload by reference (tx_alloc_ref, used
+ * by a device whose sr_dev_config.tx_ref_min is set; the port copies the
+ * payload in at submit and puts the region's reference).
+ */
+uint64_t sim_by_ref(const struct sim_net *n, int port);
 /* Port's transmit buffers: room more, then none (a full queue); -1: any. */
 void sim_set_tx_room(struct sim_net *n, int port, long room);
 void sim_set_cfg(struct sim_net *n, const struct sim_cfg *cfg);

@@ -230,6 +230,7 @@ static enum sr_wc_opcode wc_op(enum sr_wr_opcode op)
  * Such a case must end with RETRY_EXC_ERR and flushes, and be rare.
  */
 static unsigned int exhausted_cases;
+static uint64_t by_ref_frames;   /* sent with the payload by reference */
 
 static bool run_rc_case(uint64_t seed)
 {
@@ -258,6 +259,10 @@ static bool run_rc_case(uint64_t seed)
 	o.sim.loss_ppm = loss[prng(&c) % 3];
 	o.sim.dup_ppm = o.sim.loss_ppm;
 	o.sim.reorder_ppm = o.sim.loss_ppm;
+	/* payloads by reference (link.h tx_alloc_ref): a third of the cases
+	 * on both nodes from any size, a third on node 0 from 512 bytes */
+	o.tx_ref_min[0] = seed % 3 == 1 ? 1 : seed % 3 == 2 ? 512 : 0;
+	o.tx_ref_min[1] = seed % 3 == 1 ? 1 : 0;
 	o.sim.corrupt_ppm = o.sim.loss_ppm / 10;
 	o.sim.delay_ns = 2000;
 	o.sim.jitter_ns = 500;
@@ -414,6 +419,7 @@ static bool run_rc_case(uint64_t seed)
 			break;
 		}
 	}
+	by_ref_frames += sim_by_ref(p.net, 0) + sim_by_ref(p.net, 1);
 	h_pair_fini(&p);
 	return true;
 }
@@ -439,10 +445,13 @@ START_TEST(test_rc_random)
 		return;
 	}
 	exhausted_cases = 0;
+	by_ref_frames = 0;
 	for (i = 0; i < n; i++)
 		run_rc_case(1000000u * (uint64_t)_i + i + 1);
 	ck_assert_msg(exhausted_cases * 100 <= n,
 		      "%u of %u cases ran out of retries", exhausted_cases, n);
+	ck_assert_msg(n < 3 || by_ref_frames > 0,
+		      "no frame went by reference in %u cases", n);
 }
 END_TEST
 
