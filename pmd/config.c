@@ -57,7 +57,8 @@ typedef int (*sr_config_key_fn)(struct sr_pmd_config *cfg, const char *val,
 	X(cc, sr_key_cc)                   \
 	X(dcqcn, sr_key_dcqcn)             \
 	X(line_rate, sr_key_line_rate)     \
-	X(window, sr_key_window)
+	X(window, sr_key_window)           \
+	X(tx_ref_min, sr_key_tx_ref_min)
 
 static int sr_copy_str(char *dst, size_t size, const char *val, char *why,
 		       size_t whylen)
@@ -531,6 +532,22 @@ static int sr_key_window(struct sr_pmd_config *cfg, const char *val,
 	return 0;
 }
 
+/* tx_ref_min = payload bytes from which a frame points at the MR, or off */
+static int sr_key_tx_ref_min(struct sr_pmd_config *cfg, const char *val,
+			     char *why, size_t whylen)
+{
+	unsigned long v;
+
+	if (strcmp(val, "off") == 0) {
+		cfg->tx_ref_min = 0;
+		return 0;
+	}
+	if (sr_parse_uint(val, 1, 65536, &v, why, whylen))
+		return -EINVAL;
+	cfg->tx_ref_min = (uint32_t)v;
+	return 0;
+}
+
 /* dcqcn = <ConnectX parameter name>=<value>; repeatable. */
 static int sr_key_dcqcn(struct sr_pmd_config *cfg, const char *val,
 			char *why, size_t whylen)
@@ -606,6 +623,7 @@ void sr_pmd_config_init(struct sr_pmd_config *cfg)
 		.ecn = 2,   /* ECT(0) */
 		.cc = true,
 		.dcqcn = SR_DCQCN_PARAMS_DEFAULT,
+		.tx_ref_min = SR_CONFIG_TX_REF_MIN,
 	};
 	strcpy(cfg->run_dir, SR_DEFAULT_RUN_DIR);
 	strcpy(cfg->stats_dir, SR_DEFAULT_STATS_DIR);

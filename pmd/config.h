@@ -23,6 +23,7 @@
 #define SR_CONFIG_EAL_MAX 1024
 #define SR_CONFIG_ERR_MAX 256
 #define SR_CONFIG_BURST_MAX 64
+#define SR_CONFIG_TX_REF_MIN 1024   /* tx_ref_min's default (bytes) */
 #define SR_PMD_ENGINES_MAX  4   /* engine lcores (lanes) per device */
 
 /* How a host NIC (port = iface:NAME) carries sroce's frames. */
@@ -79,6 +80,10 @@ struct sr_pmd_config {
 					   * (sr_dev_config.window); 0 = the
 					   * default: 128, or 512 as a client
 					   * of sroced (daemon.c) */
+	uint32_t tx_ref_min;              /* payloads of this many bytes and
+					   * more go by reference where the
+					   * port copies at transmit
+					   * (rxtx.c); 0 = off */
 	/*
 	 * Set by code, not by keys: a port to a shared device's daemon
 	 * (pmd/sroced) sends every frame to the daemon's MAC gw_mac, and the

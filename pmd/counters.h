@@ -95,7 +95,9 @@
 	X(PORT_TX_ERRORS, "port_tx_errors")                 \
 	X(SW_BELL_RUNG, "sw_bell_rung")                     \
 	X(SW_BELL_WAKEUPS, "sw_bell_wakeups")                 \
-	X(SW_CLIENT_SLEEPS, "sw_client_sleeps")
+	X(SW_CLIENT_SLEEPS, "sw_client_sleeps")             \
+	X(TX_BY_REF, "tx_by_ref")                           \
+	X(TX_REF_COPIED, "tx_ref_copied")
 
 /* Per-QP counters (the transport fills a slot per QP). */
 #define SR_QP_COUNTERS(X)                                   \
@@ -123,7 +125,7 @@ enum sr_qp_counter {
 };
 
 #define SR_STATS_MAGIC 0x5354535245434f52ull   /* "ROCERSTS" */
-#define SR_STATS_VERSION 10
+#define SR_STATS_VERSION 11
 #define SR_STATS_QP_SLOTS 256
 
 /*

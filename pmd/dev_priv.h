@@ -84,6 +84,8 @@ struct sr_pmd_dev {
 	struct rte_mempool *pool;
 	uint32_t mtu, path_mtu, max_frame;
 	bool tx_ip_cksum, tx_udp_cksum, tx_multi_seg;
+	uint32_t tx_ref_min;          /* payloads from this size go by
+				       * reference (rxtx.c); 0: copied */
 	bool memif_client;            /* reconnects itself (port.c) */
 	bool memif;                   /* bursts only while the link is up */
 	bool link_ok;                 /* this round may burst */

@@ -80,6 +80,11 @@ uint64_t sr_pmd_speed_bps(const struct sr_pmd_dev *dev);
  * link slower than the port), else the port's speed, unpaced (0: unknown).
  */
 uint64_t sr_pmd_line_bps(const struct sr_pmd_dev *dev, bool *paced);
+/*
+ * Payload bytes from which the port takes frames that point at registered
+ * memory (sr_dev_config.tx_ref_min); 0: it copies them all.
+ */
+uint32_t sr_pmd_tx_ref_min(const struct sr_pmd_dev *dev);
 
 struct sr_dev_config;
 struct sr_gid_table;

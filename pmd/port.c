@@ -511,6 +511,25 @@ void sr_port_keepalive(struct sr_pmd_dev *dev, uint64_t now_ns)
 	sr_stats_add(dev->stats, SR_CTR_LINK_DOWNED, 1);
 }
 
+/*
+ * Whether the transport may point a frame's payload at registered memory
+ * (rxtx.c, tx_alloc_ref): only on ports whose transmit burst copies the
+ * frame and lets it go, so the region's reference comes back in the round.
+ * A NIC would read it later, by DMA; memif in zero-copy mode sends its own
+ * buffers only; net_ring and AF_XDP's copy mode take no chained frames.
+ */
+static uint32_t sr_port_tx_ref_min(const struct sr_pmd_dev *dev,
+				   const struct rte_eth_dev_info *info)
+{
+	const char *d = info->driver_name;
+	bool copies = strcmp(d, "net_af_packet") == 0 ||
+		      strcmp(d, "net_tap") == 0 ||
+		      (strcmp(d, "net_memif") == 0 &&
+		       strstr(dev->cfg.port, "zero-copy=yes") == NULL);
+
+	return copies && dev->tx_multi_seg ? dev->cfg.tx_ref_min : 0;
+}
+
 int sr_port_setup(struct sr_pmd_dev *dev, char *err, size_t errlen)
 {
 	struct rte_eth_dev_info info;
@@ -535,6 +554,7 @@ int sr_port_setup(struct sr_pmd_dev *dev, char *err, size_t errlen)
 	rc = sr_port_queues(dev, &info, port_mtu, err, errlen);
 	if (rc)
 		return rc;
+	dev->tx_ref_min = sr_port_tx_ref_min(dev, &info);
 	/* Not every PMD applies rxmode.mtu; ask again, then believe the port. */
 	if (!sr_port_mtu_is_kernel(&info))
 		rte_eth_dev_set_mtu(dev->port_id, (uint16_t)port_mtu);
@@ -637,6 +657,11 @@ uint64_t sr_pmd_speed_bps(const struct sr_pmd_dev *dev)
 	    link.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN)
 		return 0;
 	return (uint64_t)link.link_speed * 1000000u;
+}
+
+uint32_t sr_pmd_tx_ref_min(const struct sr_pmd_dev *dev)
+{
+	return dev->tx_ref_min;
 }
 
 uint64_t sr_pmd_line_bps(const struct sr_pmd_dev *dev, bool *paced)

@@ -13,6 +13,14 @@
  * Everything runs per lane (dev_priv.h): a lane bursts its own port queue
  * pair and hands the RoCE frames of QPs it does not own to their lane's
  * rx_ring, so each QP is processed, and transmitted, by one lane in order.
+ *
+ * A frame whose payload stays in registered memory (tx_alloc_ref) is three
+ * segments: headers, the payload as an external buffer that holds the
+ * region's reference, pad and ICRC.  Ports that copy a frame in their
+ * transmit burst (port.c: memif without zero copy, af_packet, tap) take
+ * it, and the reference goes back in the burst.  A frame that must outlive
+ * its round (the port's queue full, a fault's hold, our own MAC) is copied
+ * into one plain mbuf first, so a deregistration waits at most a round.
  */
 #include <errno.h>
 #include <string.h>
@@ -25,6 +33,7 @@
 #include "classify.h"
 #include "core/dev.h"
 #include "daemon.h"
+#include "mr/mr.h"
 #include "dev_priv.h"
 
 /* Bursts tried in a row before what is left waits for the next round. */
@@ -54,7 +63,40 @@ static void sr_rxtx_capture(struct sr_pmd_dev *dev, struct rte_mbuf *m)
 	sr_wire_unlock(dev);
 }
 
+/*
+ * The per-frame counters of a lane's own bursts: with one lane its
+ * progress lock makes it their only writer (sr_stats_add_1w; a locked add
+ * after a burst waits for the frames' copies into the link's ring, ~20 ns
+ * a message for the drop-in's 64 B WRITEs); several lanes share them.
+ */
+static inline void sr_rxtx_count(const struct sr_pmd_dev *dev,
+				 unsigned int id, uint64_t n)
+{
+	if (dev->nlanes == 1)
+		sr_stats_add_1w(&dev->stats->dev[id], n);
+	else
+		sr_stats_add(dev->stats, id, n);
+}
+
 /* ---- transmit ---- */
+
+/* UDP over IPv6 of a chained frame (the payload by reference). */
+static uint16_t sr_rxtx_udp6_cksum_segs(const struct rte_mbuf *m,
+					const struct rte_ipv6_hdr *ip6,
+					uint32_t l4)
+{
+	uint16_t raw;
+	uint32_t sum;
+
+	if (rte_raw_cksum_mbuf(m, l4, rte_be_to_cpu_16(ip6->payload_len),
+			       &raw) != 0)
+		return 0;
+	sum = (uint32_t)raw + rte_ipv6_phdr_cksum(ip6, 0);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = ~sum & 0xffff;
+	return (uint16_t)(sum == 0 ? 0xffff : sum);   /* 0 means none */
+}
 
 /*
  * Checksums the transport left zero: IPv4 header always, UDP over IPv6
@@ -89,6 +131,8 @@ static void sr_rxtx_csum(struct sr_pmd_dev *dev, struct rte_mbuf *m)
 	if (dev->tx_udp_cksum) {
 		m->ol_flags |= RTE_MBUF_F_TX_IPV6 | RTE_MBUF_F_TX_UDP_CKSUM;
 		udp->dgram_cksum = rte_ipv6_phdr_cksum(ip6, m->ol_flags);
+	} else if (m->nb_segs > 1) {
+		udp->dgram_cksum = sr_rxtx_udp6_cksum_segs(m, ip6, f.l4);
 	} else {
 		udp->dgram_cksum = rte_ipv6_udptcp_cksum(ip6, udp);
 	}
@@ -121,8 +165,10 @@ static void sr_rxtx_tx_submit(void *link, void *cookie, uint32_t len)
 	struct sr_pmd_lane *l = sr_rxtx_lane_of(dev);
 	struct rte_mbuf *m = cookie;
 
-	m->data_len = (uint16_t)len;
-	m->pkt_len = len;
+	if (m->nb_segs == 1) {      /* a chained frame's lengths are set */
+		m->data_len = (uint16_t)len;
+		m->pkt_len = len;
+	}
 	sr_rxtx_csum(dev, m);
 	if (l != NULL) {
 		sr_rxtx_queue(l, m);
@@ -132,6 +178,99 @@ static void sr_rxtx_tx_submit(void *link, void *cookie, uint32_t len)
 		rte_pktmbuf_free(m);
 		__atomic_fetch_add(&dev->tx_ring_full, 1, __ATOMIC_RELAXED);
 	}
+}
+
+/* The payload segment's view of the registration it points into. */
+struct sr_rxtx_ref {
+	struct rte_mbuf_ext_shared_info shinfo;
+	struct sr_mr_ref ref;
+};
+
+/* The port has read the payload (or the frame was dropped): let the MR go. */
+static void sr_rxtx_ref_free(void *addr, void *opaque)
+{
+	struct sr_rxtx_ref *r = opaque;
+
+	(void)addr;
+	sr_mr_ref_put(&r->ref);
+}
+
+static uint8_t *sr_rxtx_tx_alloc_ref(void *link, uint32_t hdr_len,
+				     const uint8_t *payload, uint32_t len,
+				     uint32_t tail_len, struct sr_mr_ref *ref,
+				     uint8_t **tail, void **cookie)
+{
+	struct sr_pmd_dev *dev = link;
+	struct sr_pmd_lane *l = sr_rxtx_lane_of(dev);
+	struct rte_mbuf *m[3];
+	struct sr_rxtx_ref *r;
+
+	/*
+	 * Only in a lane's round, which sends or copies what it queued before
+	 * it ends; frames headed for fault rules are copied anyway.
+	 */
+	if (l == NULL || l->n_tx_pend >= SR_TX_PEND_MAX || dev->fault_on_tx ||
+	    len == 0 || len > UINT16_MAX ||
+	    hdr_len + len + tail_len > dev->max_frame)
+		return NULL;
+	if (rte_pktmbuf_alloc_bulk(dev->pool, m, 3) != 0)
+		return NULL;
+	if (hdr_len > rte_pktmbuf_tailroom(m[0]) ||
+	    tail_len > rte_pktmbuf_tailroom(m[2])) {
+		rte_pktmbuf_free_bulk(m, 3);
+		return NULL;
+	}
+	/* the payload mbuf's own room, unused while attached, keeps the ref */
+	r = rte_pktmbuf_mtod(m[1], struct sr_rxtx_ref *);
+	r->ref = *ref;
+	r->shinfo.free_cb = sr_rxtx_ref_free;
+	r->shinfo.fcb_opaque = r;
+	rte_mbuf_ext_refcnt_set(&r->shinfo, 1);
+	rte_pktmbuf_attach_extbuf(m[1], (void *)(uintptr_t)payload, RTE_BAD_IOVA,
+				  (uint16_t)len, &r->shinfo);
+	m[0]->data_len = (uint16_t)hdr_len;
+	m[1]->data_len = (uint16_t)len;
+	m[2]->data_len = (uint16_t)tail_len;
+	m[0]->next = m[1];
+	m[1]->next = m[2];
+	m[0]->nb_segs = 3;
+	m[0]->pkt_len = hdr_len + len + tail_len;
+	sr_rxtx_count(dev, SR_CTR_TX_BY_REF, 1);
+	*tail = rte_pktmbuf_mtod(m[2], uint8_t *);
+	*cookie = m[0];
+	return rte_pktmbuf_mtod(m[0], uint8_t *);
+}
+
+/*
+ * A frame that points at registered memory made one plain mbuf, for a
+ * frame that must outlive its round.  NULL (m freed) when the pool is dry.
+ */
+static struct rte_mbuf *sr_rxtx_flatten(struct sr_pmd_dev *dev,
+					struct rte_mbuf *m)
+{
+	struct rte_mbuf *c;
+
+	if (m->nb_segs == 1)
+		return m;
+	c = rte_pktmbuf_copy(m, dev->pool, 0, UINT32_MAX);
+	rte_pktmbuf_free(m);
+	sr_stats_add(dev->stats, c ? SR_CTR_TX_REF_COPIED : SR_CTR_TX_FULL, 1);
+	return c;
+}
+
+/* Flatten the frames of a queue that wait for the next round, in order. */
+static uint32_t sr_rxtx_flatten_all(struct sr_pmd_dev *dev,
+				    struct rte_mbuf **q, uint32_t n)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = sr_rxtx_flatten(dev, q[i]);
+
+		if (m != NULL)
+			q[k++] = m;
+	}
+	return k;
 }
 
 static void sr_rxtx_tx_abort(void *link, void *cookie)
@@ -149,23 +288,9 @@ const struct sr_link_ops sr_rxtx_link_ops = {
 	.tx_alloc = sr_rxtx_tx_alloc,
 	.tx_submit = sr_rxtx_tx_submit,
 	.tx_abort = sr_rxtx_tx_abort,
+	.tx_alloc_ref = sr_rxtx_tx_alloc_ref,
 	.now_ns = sr_rxtx_now_ns,
 };
-
-/*
- * The per-frame counters of a lane's own bursts: with one lane its
- * progress lock makes it their only writer (sr_stats_add_1w; a locked add
- * after a burst waits for the frames' copies into the link's ring, ~20 ns
- * a message for the drop-in's 64 B WRITEs); several lanes share them.
- */
-static inline void sr_rxtx_count(const struct sr_pmd_dev *dev,
-				 unsigned int id, uint64_t n)
-{
-	if (dev->nlanes == 1)
-		sr_stats_add_1w(&dev->stats->dev[id], n);
-	else
-		sr_stats_add(dev->stats, id, n);
-}
 
 /*
  * Put the staged frames on the wire.  What the port refuses stays staged,
@@ -245,6 +370,9 @@ static bool sr_rxtx_emit(struct sr_pmd_lane *l, struct rte_mbuf *m)
 	 * never reaches the port: it comes back in at the next receive.
 	 */
 	if (memcmp(rte_pktmbuf_mtod(m, const uint8_t *), dev->addr.mac, 6) == 0) {
+		m = sr_rxtx_flatten(dev, m);     /* read in a later round */
+		if (m == NULL)
+			return true;
 		if (rte_ring_mp_enqueue(dev->loop_ring, m) != 0) {
 			rte_pktmbuf_free(m);
 			sr_stats_add(dev->stats, SR_CTR_TX_FULL, 1);
@@ -294,11 +422,18 @@ static void sr_rxtx_fault_tx(struct sr_pmd_lane *l, struct rte_mbuf *m,
 			     uint64_t now)
 {
 	struct sr_pmd_dev *dev = l->dev;
-	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
 	uint64_t delay = 0;
 	struct rte_mbuf *copy;
 	unsigned int act;
+	uint8_t *p;
 	int held;
+
+	/* held, corrupted, duplicated: never registered memory (a rule may
+	 * have come after the frame was built) */
+	m = sr_rxtx_flatten(dev, m);
+	if (m == NULL)
+		return;
+	p = rte_pktmbuf_mtod(m, uint8_t *);
 
 	sr_wire_lock(dev);
 	act = sr_fault_decide(&dev->fault_tx, SR_FAULT_TX, p, m->data_len,
@@ -382,6 +517,12 @@ uint32_t sr_rxtx_flush(struct sr_pmd_lane *l)
 	if (l->hold_tx.count)
 		sr_rxtx_emit_held(l, now, false);
 	sr_rxtx_burst(l);
+	/* what waits for the next round lets go of registered memory */
+	if (dev->tx_ref_min != 0) {
+		l->n_tx_out = sr_rxtx_flatten_all(dev, l->tx_out, l->n_tx_out);
+		l->n_tx_pend = sr_rxtx_flatten_all(dev, l->tx_pend,
+						   l->n_tx_pend);
+	}
 	return n;       /* frames sent or waiting: either is work */
 }
 

@@ -15,7 +15,7 @@
  *
  *   rdma_peer server|client --tcp PORT [--rounds N] [--timeout-ms T]
  *                           [--rc-timeout CODE] [--pause FILE] [--gid N]
- *                           [--spare-qps N] [--oob ADDR]
+ *                           [--spare-qps N] [--oob ADDR] [--dereg-race N]
  *
  * --gid: our GID index to talk from (1: IPv4, the default; 2: the first
  * configured IPv6 address, resolved with ND).
@@ -26,6 +26,9 @@
  * --oob: the server's IPv4 address for the out-of-band TCP (default
  * 127.0.0.1): the server listens on it, the client connects to it (two
  * network namespaces, tests/pmd/hostnic_test.sh).
+ *
+ * --dereg-race N (client): after the rounds, N deregistrations of a region
+ * while a WRITE from it is sent (rdma_peer_race.c; dedicated mode).
  *
  * --pause (client): half way, create FILE.ready and wait (progressing)
  * until FILE exists, so a test can read the live counters mid-run.
@@ -48,69 +51,10 @@
 #include <unistd.h>
 
 #include "core/counters.h"
-#include "node.h"
+#include "rdma_peer.h"
 #include "wire/parse.h"
 
-#define RP_BUF      (1u << 20)         /* plain MR on each side */
-#define RP_FBUF     (128u << 10)       /* fast-register MR on each side */
-#define RP_IBUF     4096u              /* server: the MR SEND_WITH_INV kills */
-#define RP_SLOT     (16u << 10)        /* server receive slots, in buf */
-#define RP_NSLOTS   16
-#define RP_OFF_WIMM (256u << 10)       /* server buf: WRITE_WITH_IMM target */
-#define RP_OFF_READ (320u << 10)       /* server buf: READ source */
-#define RP_OFF_WORD (384u << 10)       /* server buf: atomic words */
-#define RP_OFF_RES  (512u << 10)       /* client buf: atomic results */
-
-#define RP_SEND_LEN  10000u
-#define RP_IMM_LEN   64u
-#define RP_INV_LEN   32u
-#define RP_WRITE_LEN (64u << 10)
-#define RP_WIMM_LEN  4096u
-#define RP_READ_LEN  (64u << 10)
-#define RP_NWR       10
-#define RP_RECVS     4                 /* receives a round consumes */
-
-enum rp_tag { T_SEND = 1, T_IMM, T_INV, T_WRITE, T_WIMM, T_READ };
-enum rp_kind { RP_INFO = 1, RP_READY, RP_DONE, RP_OK, RP_FAIL, RP_BYE };
-
-/* The one message of the out-of-band channel. */
-struct rp_msg {
-	uint32_t kind, round;
-	uint32_t qpn, psn;
-	uint8_t gid[16];
-	uint64_t addr, faddr, iaddr;
-	uint32_t rkey, frkey, irkey;
-	char text[160];
-};
-
-struct rp_mr {
-	uint8_t *buf;
-	struct sr_mr *mr;
-	uint64_t *pages;        /* fast-register: the page list */
-	uint32_t len;
-};
-
-struct rp {
-	bool server;
-	uint32_t rounds, timeout_ms;
-	uint8_t rc_timeout;
-	const char *pause;
-	const char *oob;                  /* server's IPv4 address, or NULL */
-	unsigned int gid_index;
-	unsigned int nspare;
-	struct sr_qp *spare[4];           /* idle QPs that shift our QPN */
-	int sock;
-	struct sr_node *node;
-	struct sr_pd *pd;
-	struct sr_cq *scq, *rcq;
-	struct sr_qp *qp;
-	struct rp_mr plain, fast, inv;    /* inv: server only */
-	struct rp_msg peer;               /* what the other side told us */
-	uint32_t recvs;                   /* server: receive completions */
-	char fail[160];                   /* first failure */
-};
-
-static void rp_failf(struct rp *rp, const char *fmt, ...)
+void rp_failf(struct rp *rp, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -201,13 +145,13 @@ static int rp_tcp_open(struct rp *rp, uint16_t port)
 	return 0;
 }
 
-static int rp_send_msg(struct rp *rp, const struct rp_msg *m)
+int rp_send_msg(struct rp *rp, const struct rp_msg *m)
 {
 	return send(rp->sock, m, sizeof(*m), MSG_NOSIGNAL) == sizeof(*m) ? 0 : -1;
 }
 
 /* Receive one message; fn runs (and the node progresses) while waiting. */
-static int rp_recv_msg(struct rp *rp, struct rp_msg *m,
+int rp_recv_msg(struct rp *rp, struct rp_msg *m,
 		       void (*fn)(struct rp *rp))
 {
 	uint64_t deadline = sr_node_now_ns(rp->node) +
@@ -461,6 +405,11 @@ static int rp_server(struct rp *rp)
 			return -EIO;
 		if (m.kind == RP_BYE)
 			return 0;
+		if (m.kind == RP_RACE) {
+			if (rp_race_serve(rp, &m))
+				return -EIO;
+			continue;
+		}
 		if (m.kind != RP_DONE)
 			return -EPROTO;
 		rp_server_verify(rp, m.round);
@@ -625,6 +574,8 @@ static int rp_client(struct rp *rp)
 	}
 	printf("rdma_peer: %u rounds of 10 operations verified in %.0f ms\n",
 	       rp->rounds, (double)(sr_node_now_ns(rp->node) - t0) / 1e6);
+	if (rp_race_client(rp))
+		return -EIO;
 	m = (struct rp_msg){ .kind = RP_BYE };
 	return rp_send_msg(rp, &m);
 }
@@ -729,6 +680,7 @@ int main(int argc, char **argv)
 		{ "gid", required_argument, NULL, 'g' },
 		{ "spare-qps", required_argument, NULL, 's' },
 		{ "oob", required_argument, NULL, 'o' },
+		{ "dereg-race", required_argument, NULL, 'r' },
 		{ 0 },
 	};
 	struct rp rp = { .rounds = 10, .timeout_ms = 20000, .rc_timeout = 12,
@@ -758,6 +710,9 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			rp.oob = optarg;
+			break;
+		case 'r':
+			rp.races = (uint32_t)strtoul(optarg, NULL, 0);
 			break;
 		case 's':
 			rp.nspare = (unsigned int)strtoul(optarg, NULL, 0);

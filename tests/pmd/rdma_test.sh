@@ -9,7 +9,12 @@
 # namespace this script creates and deletes.
 #   memif       default link; capture re-read by sroce-pcap (exit 0, every
 #               opcode present); sroce-stat shows transport counters live
-#   dedicated   memif with the engine on its own lcore on both sides
+#   dedicated   memif with the engine on its own lcore on both sides; then
+#               96 times a source region deregistered (and unmapped)
+#               while the engine sends a 1 MiB WRITE from it by reference:
+#               no frame reads it after (the port's copy would fault),
+#               only the client's bytes arrive, and some of the
+#               deregistrations landed half way through the WRITE
 #   engines     memif with two, then three engine lcores (lanes) per side,
 #               the client's and the server's QP on different lanes so each
 #               side steers received frames between lanes: every frame
@@ -91,6 +96,13 @@ memif_conf() {
 		"stats_dir = $tmp/stats" ${2:+"$2"} ${4:+"$4"}
 }
 
+# by_ref: frames both sides sent with their payload by reference (from
+# the counters rdma_peer prints at its end)
+by_ref() {
+	awk '$1 == "tx_by_ref" { s += $2 } END { print s + 0 }' \
+		"$tmp/client.log" "$tmp/server.log"
+}
+
 mkdir -p "$tmp/stats"
 
 case "$case_name" in
@@ -115,11 +127,18 @@ memif)
 	grep -q "^  qp [0-9]*: sent_pkts=[1-9]" "$tmp/live.txt" ||
 		fail "sroce-stat did not show per-QP counters"
 	echo "sroce-stat half way:"
-	grep "^device\|xport_tx_pkts\|^  qp " "$tmp/live.txt"
+	grep "^device\|xport_tx_pkts\|^  qp \|tx_by_ref" "$tmp/live.txt"
+	# payloads of 1 KiB and more left registered memory by reference
+	# (the capture above saw them whole, with a good ICRC)
+	awk '$1 == "tx_by_ref" && $2 > 0 { ok = 1 } END { exit !ok }' \
+		"$tmp/live.txt" || fail "no frame sent by reference"
 	;;
 dedicated)
 	memif_conf "mode = dedicated" "mode = dedicated"
-	run_pair "" 20
+	# then regions deregistered and unmapped while the engine sends a
+	# WRITE from them by reference: no frame reads them after
+	run_pair "" 20 --dereg-race 96
+	[ "$(by_ref)" -gt 0 ] || fail "no frame sent by reference"
 	;;
 engines)
 	# run_lanes N ROUNDS FAULT RC_TIMEOUT: both sides with N engine lcores
@@ -198,6 +217,9 @@ af_packet)
 		"capture = $tmp/b.pcap"
 	run_pair "ip netns exec $ns" 20
 	check_capture "$tmp/b.pcap" 20
+	n=$(by_ref)
+	echo "frames sent by reference: $n"
+	[ "$n" -gt 0 ] || fail "af_packet sent no frame by reference"
 	;;
 af_packet_mtu)
 	ns=sroce-rdma-$$
