@@ -23,7 +23,7 @@
 #define SR_CONFIG_EAL_MAX 1024
 #define SR_CONFIG_ERR_MAX 256
 #define SR_CONFIG_BURST_MAX 64
-#define SR_CONFIG_TX_REF_MIN 1024   /* tx_ref_min's default (bytes) */
+#define SR_CONFIG_TX_REF_MIN 4096   /* tx_ref_min's default (bytes) */
 #define SR_PMD_ENGINES_MAX  4   /* engine lcores (lanes) per device */
 
 /* How a host NIC (port = iface:NAME) carries sroce's frames. */
