@@ -172,6 +172,26 @@ START_TEST(test_window)
 }
 END_TEST
 
+/* tx_ref_min: 4096 unless set; bytes 1..65536, or off (0). */
+START_TEST(test_tx_ref_min)
+{
+	ck_assert_uint_eq(cfg.tx_ref_min, SR_CONFIG_TX_REF_MIN);
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, "tx_ref_min = 1024", "t",
+					     err, sizeof(err)), 0);
+	ck_assert_uint_eq(cfg.tx_ref_min, 1024);
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, "tx_ref_min = off", "t",
+					     err, sizeof(err)), 0);
+	ck_assert_uint_eq(cfg.tx_ref_min, 0);
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, "tx_ref_min = 0", "t", err,
+					     sizeof(err)), -EINVAL);
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, "tx_ref_min = 65537", "t",
+					     err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(sr_pmd_config_parse(&cfg, "tx_ref_min = big", "t",
+					     err, sizeof(err)), -EINVAL);
+	ck_assert_uint_eq(cfg.tx_ref_min, 0);
+}
+END_TEST
+
 /* DCQCN on with ConnectX's defaults; every parameter settable by name. */
 START_TEST(test_dcqcn)
 {
@@ -455,6 +475,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_dcqcn);
 	tcase_add_test(tc, test_line_rate);
 	tcase_add_test(tc, test_window);
+	tcase_add_test(tc, test_tx_ref_min);
 	tcase_add_test(tc, test_default_link_nodes);
 	tcase_add_test(tc, test_default_keeps_overrides);
 	tcase_add_test(tc, test_claim_node);
