@@ -203,7 +203,10 @@ zero_copy)
 	# mode, so the transport places a frame's payload into the MR straight
 	# from the link's shared memory.  DPDK's zero-copy memif wants
 	# hugepages in one file per segment list.
-	hugepages_free 160 || fail "cannot have 160 free hugepages"
+	if ! hugepages_free 160; then
+		echo "SKIP: memif zero-copy needs 160 free 2 MiB hugepages; the kernel gave $(sed -n 's/^HugePages_Free: *//p' /proc/meminfo)"
+		exit 77
+	fi
 	mkdir -p "$tmp/run"
 	conf a "port = net_memif0,role=server,socket=$tmp/run/zc.sock,id=0,rsize=9,bsize=9216" \
 		"ipv4 = 10.0.0.1/24" "mac = 02:53:52:00:00:01" "mtu = 9000" \
