@@ -9,6 +9,8 @@
 #   2. sroce's own figures (bench/rdma): WRITE/READ/SEND bandwidth and
 #      message rate, latency, atomics, FRMR work requests, on memif, then
 #      WRITE on the af_packet veth;
+#   2a. copies per payload byte: copied, sent by reference, received
+#      from memif's memory (bench/suite/onecopy_bench.sh);
 #   2b. the host's own NIC (iface:): AF_XDP vs af_packet, raw frames and
 #      perftest WRITE on a veth pair between two namespaces
 #      (bench/suite/hostnic_bench.sh);
@@ -117,6 +119,12 @@ step "sroce over memif: bandwidth, latency, atomics, FRMR (load $(load))"
 "$rdma" --seconds $secs --repeat $rep --sizes $sizes --lat-iters $lat \
 	> "$raw/rdma_inline.txt" 2>&1 ||
 	echo "sroce: sroce-bench-rdma failed (see $raw/rdma_inline.txt)"
+
+# ---- 2a. copies per payload byte: copied, by reference, zero-copy
+# receive ($rep alternating runs; raw/rdma_onecopy.txt) ----
+step "one copy per side: copies vs by reference vs zero-copy (load $(load))"
+sh bench/suite/onecopy_bench.sh "$build" "$raw" "$rep" $secs > "$raw/onecopy.txt" 2>&1 ||
+	echo "sroce: one-copy benchmark failed (see $raw/onecopy.txt)"
 
 step "sroce over af_packet on veth: WRITE, latency (load $(load))"
 ns=sroce-bench-$$

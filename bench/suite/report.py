@@ -499,6 +499,29 @@ def main():
     txt.append(table(["mode", "1 QP 64 B", "1 QP 4 KiB", "1 QP 64 KiB",
                       "4 QP 64 B", "4 QP 4 KiB", "4 QP 64 KiB"], rows))
 
+    # Copies per payload byte (bench/suite/onecopy_bench.sh).
+    rows = []
+    for mode, what in (("copies", "copied (tx_ref_min = off): 4 copies a byte"),
+                       ("by-ref", "sent by reference (the default): 3"),
+                       ("zero-copy", "and received from memif's memory: 2, one per side")):
+        cells = []
+        for op, size in (("WRITE", 4096), ("WRITE", 65536), ("READ", 4096),
+                         ("READ", 65536)):
+            v = sorted(r["gbps"] for r in recs
+                       if r["source"] == "sroce" and r.get("mode") == mode and
+                       r["test"] == "bw" and r["op"] == op and
+                       r["size"] == size and r["qps"] == 1)
+            cells.append(" / ".join(fmt(x, 1) for x in
+                                    (v[0], v[len(v) // 2], v[-1])) if v else "-")
+        if any(c != "-" for c in cells):
+            rows.append([what] + cells)
+    if rows:
+        txt.append("\nOne copy per side: the default memif link, 1 QP, Gbit/s "
+                   "(min / median / max of the alternating runs; "
+                   "docs/performance.md, \"One copy per side\")\n")
+        txt.append(table(["payload", "WRITE 4 KiB", "WRITE 64 KiB",
+                          "READ 4 KiB", "READ 64 KiB"], rows))
+
     # Other links.
     rows = []
     for r in recs:
