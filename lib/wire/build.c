@@ -209,13 +209,9 @@ uint32_t sr_build_finish_ref(const uint8_t *hdr, const struct sr_pkt *pkt,
 			     const uint8_t *payload, uint8_t *tail)
 {
 	static const uint8_t zeros[4];
-	size_t pre = (pkt->ipv6 ? sizeof(struct sr_ipv6) :
-				  sizeof(struct sr_ipv4)) +
-		     sizeof(struct sr_udp) + SR_BTH_LEN;
-	uint32_t crc = sr_icrc_hdr(hdr + pkt->l3, pkt->ipv6);
+	uint32_t crc = sr_icrc_hdrs(hdr + pkt->l3, pkt->ipv6,
+				    pkt->payload - pkt->l3);
 
-	crc = sr_icrc_update(crc, hdr + pkt->l3 + pre,
-			     pkt->payload - pkt->l3 - pre);   /* ext headers */
 	crc = sr_icrc_update(crc, payload, pkt->payload_len);
 	crc = sr_icrc_update(crc, zeros, pkt->pad);
 	memset(tail, 0, pkt->pad);

@@ -5,10 +5,6 @@
 
 #include "wire/hdr.h"
 
-/* 8 bytes of ones + the largest masked header run: IPv6 + UDP + BTH. */
-#define SR_ICRC_PREFIX_MAX \
-	(8 + sizeof(struct sr_ipv6) + sizeof(struct sr_udp) + SR_BTH_LEN)
-
 /*
  * ISA-L's CRC folds 256 bytes and more on parallel lanes; a shorter buffer
  * goes 16 bytes at a time, one dependent step after another, and costs
@@ -58,12 +54,20 @@ static size_t sr_icrc_prefix_len(bool ipv6)
 
 uint32_t sr_icrc_hdr(const uint8_t *l3, bool ipv6)
 {
-	uint8_t buf[SR_ICRC_PREFIX_MAX];
-	size_t n = sr_icrc_prefix_len(ipv6);
+	return sr_icrc_hdrs(l3, ipv6, (uint32_t)sr_icrc_prefix_len(ipv6));
+}
 
+uint32_t sr_icrc_hdrs(const uint8_t *l3, bool ipv6, uint32_t n)
+{
+	uint8_t buf[8 + SR_ICRC_HDRS_MAX];
+	size_t pre = sr_icrc_prefix_len(ipv6);
+
+	if (n > SR_ICRC_HDRS_MAX)      /* more than headers: the rest in place */
+		return sr_icrc_update(sr_icrc_hdrs(l3, ipv6, (uint32_t)pre),
+				      l3 + pre, n - pre);
 	memset(buf, 0xff, 8);
 	sr_icrc_masked_copy(buf + 8, l3, ipv6, n);
-	return sr_icrc_update(0, buf, 8 + n);
+	return sr_icrc_update(0, buf, 8 + (size_t)n);
 }
 
 /* A short packet's ICRC: 8 + len < SR_ICRC_FOLD. */

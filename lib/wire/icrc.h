@@ -29,6 +29,15 @@
  */
 uint32_t sr_icrc_hdr(const uint8_t *l3, bool ipv6);
 
+/*
+ * CRC of the first n bytes from l3, masked as above: the prefix and the
+ * extension headers after it (n at least the prefix), in one call for up
+ * to SR_ICRC_HDRS_MAX bytes.  Continue over the payload with
+ * sr_icrc_update().
+ */
+#define SR_ICRC_HDRS_MAX 128
+uint32_t sr_icrc_hdrs(const uint8_t *l3, bool ipv6, uint32_t n);
+
 /* Continue the CRC over len more bytes, in place. */
 static inline uint32_t sr_icrc_update(uint32_t crc, const void *data,
 				      size_t len)
