@@ -2,7 +2,8 @@
 /*
  * dma.c — every byte the transport moves goes through the MR engine's
  * lookup: local SGEs by lkey, remote ranges by rkey.  Nothing here keeps
- * a table of its own; a reference lives only for one copy.
+ * a table of its own; a reference lives for one copy, or, for a payload
+ * sent by reference (sr_dma_piece), until the link has read it.
  */
 #include "transport/transport.h"
 
@@ -87,4 +88,44 @@ enum sr_mr_err sr_dma_remote(struct sr_qp *qp, uint32_t rkey, uint64_t va,
 {
 	return sr_mr_lookup(qp->dev->mr, rkey, true, va, len, need, qp->pd,
 			    qp->qpn, ref);
+}
+
+/* The looked-up range as one host piece, or the reference put. */
+static bool sr_dma_map_one(struct sr_mr_ref *ref, uint64_t va, uint32_t len,
+			   const uint8_t **addr)
+{
+	struct sr_seg seg;
+
+	if (sr_mr_ref_map(ref, va, len, &seg, 1) != 1) {
+		sr_mr_ref_put(ref);
+		return false;
+	}
+	*addr = seg.addr;
+	return true;
+}
+
+bool sr_dma_piece(struct sr_qp *qp, const struct sr_tx_src *src, uint32_t len,
+		  struct sr_mr_ref *ref, const uint8_t **addr)
+{
+	uint32_t off = src->off;
+
+	if (src->remote)
+		return sr_dma_remote(qp, src->rkey, src->va, len,
+				     SR_ACCESS_REMOTE_READ, ref) == SR_MR_OK &&
+		       sr_dma_map_one(ref, src->va, len, addr);
+	for (uint32_t i = 0; i < src->nsge; i++) {
+		const struct sr_sge *sge = &src->sge[i];
+
+		if (off >= sge->length) {
+			off -= sge->length;
+			continue;
+		}
+		if (len > sge->length - off)
+			return false;         /* the piece spans two SGEs */
+		return sr_mr_lookup(qp->dev->mr, sge->lkey, false,
+				    sge->addr + off, len, 0, qp->pd, qp->qpn,
+				    ref) == SR_MR_OK &&
+		       sr_dma_map_one(ref, sge->addr + off, len, addr);
+	}
+	return false;
 }

@@ -191,6 +191,14 @@ int sr_resp_read_send(struct sr_qp *qp, const struct sr_resp_res *r,
 /* UDP source port of a QP (rdma_get_udp_sport() of Linux). */
 uint16_t sr_udp_sport(uint32_t flow_label, uint32_t lqpn, uint32_t rqpn);
 
+/*
+ * dma.c: the len payload bytes src names as one piece of host memory the
+ * process maps directly, for sending by reference: true with *ref held and
+ * *addr set; false (nothing held) when they span SGEs or pages, are on
+ * demand, or the lookup fails — the copying path then reports that.
+ */
+bool sr_dma_piece(struct sr_qp *qp, const struct sr_tx_src *src, uint32_t len,
+		  struct sr_mr_ref *ref, const uint8_t **addr);
 /* dma.c: copy [off, off + len) of an SGE list from/to buf. */
 enum sr_mr_err sr_dma_gather(struct sr_qp *qp, const struct sr_sge *sge,
 			     uint32_t nsge, uint32_t off, uint8_t *buf,

@@ -57,28 +57,6 @@ void sr_tx_prepare(struct sr_qp *qp, struct sr_build *b,
 }
 
 /*
- * The registered piece [off, off + len) of a message lies in, when one SGE
- * holds it whole: that SGE, and the piece's address in *va.
- */
-static const struct sr_sge *sr_tx_one_sge(const struct sr_tx_src *src,
-					  uint32_t len, uint64_t *va)
-{
-	uint32_t off = src->off;
-
-	for (uint32_t i = 0; i < src->nsge; i++) {
-		if (off >= src->sge[i].length) {
-			off -= src->sge[i].length;
-			continue;
-		}
-		if (len > src->sge[i].length - off)
-			return NULL;
-		*va = src->sge[i].addr + off;
-		return &src->sge[i];
-	}
-	return NULL;
-}
-
-/*
  * One packet whose payload goes by reference.  Returns 0 when it was
  * queued, -errno when building it failed, 1 when it cannot go this way
  * (pieces in several SGEs or pages, on-demand memory, a lookup error, a
@@ -92,34 +70,16 @@ static int sr_tx_send_ref(struct sr_qp *qp, const struct sr_build *b,
 	struct sr_dev *dev = qp->dev;
 	uint32_t tail_len = ((4 - (len & 3)) & 3) + SR_ICRC_LEN;
 	uint32_t hdr_len = flen - len - tail_len;
-	const struct sr_sge *sge;
-	enum sr_mr_err err;
+	const uint8_t *payload;
 	struct sr_mr_ref ref;
-	struct sr_seg seg;
 	struct sr_pkt pkt;
 	uint8_t *buf, *tail;
 	void *cookie;
-	uint64_t va;
 	int off;
 
-	if (src->remote) {
-		va = src->va;
-		err = sr_dma_remote(qp, src->rkey, va, len,
-				    SR_ACCESS_REMOTE_READ, &ref);
-	} else {
-		sge = sr_tx_one_sge(src, len, &va);
-		if (sge == NULL)
-			return 1;
-		err = sr_mr_lookup(dev->mr, sge->lkey, false, va, len, 0,
-				   qp->pd, qp->qpn, &ref);
-	}
-	if (err != SR_MR_OK)
+	if (!sr_dma_piece(qp, src, len, &ref, &payload))
 		return 1;
-	if (sr_mr_ref_map(&ref, va, len, &seg, 1) != 1) {
-		sr_mr_ref_put(&ref);
-		return 1;
-	}
-	buf = dev->ops->tx_alloc_ref(dev->link, hdr_len, seg.addr, len,
+	buf = dev->ops->tx_alloc_ref(dev->link, hdr_len, payload, len,
 				     tail_len, &ref, &tail, &cookie);
 	if (buf == NULL) {
 		sr_mr_ref_put(&ref);
@@ -131,7 +91,7 @@ static int sr_tx_send_ref(struct sr_qp *qp, const struct sr_build *b,
 		dev->ops->tx_abort(dev->link, cookie);
 		return off;
 	}
-	sr_build_finish_ref(buf, &pkt, seg.addr, tail);
+	sr_build_finish_ref(buf, &pkt, payload, tail);
 	dev->ops->tx_submit(dev->link, cookie, flen);
 	sr_qp_count(qp, SR_CNT_TX_PKTS, 1);
 	sr_qp_count(qp, SR_CNT_TX_BYTES, len);
