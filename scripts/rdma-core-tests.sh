@@ -81,17 +81,14 @@ if [ ! -f "$tests/run_tests.py" ]; then
 fi
 
 # 2 MiB pages for the MAP_HUGETLB tests (see above), returned at the end.
-hp=/proc/sys/vm/nr_hugepages hp_was=""
-hp_free=$(sed -n 's/^HugePages_Free: *//p' /proc/meminfo 2>/dev/null)
-if [ "${RDMA_CORE_TESTS_HUGEPAGES:-1}" != 0 ] && [ "$(id -u)" = 0 ] &&
-   [ "${hp_free:-0}" -lt 16 ] && [ -w $hp ]; then
-	hp_was=$(cat $hp)
-	echo $((hp_was + 16 - ${hp_free:-0})) > $hp 2>/dev/null || hp_was=""
+. "$root/scripts/hugepages.sh"
+if [ "${RDMA_CORE_TESTS_HUGEPAGES:-1}" != 0 ] && [ "$(id -u)" = 0 ]; then
+	sr_hugepages_free 16 || true
 fi
 
 # The per-run folders go whatever ends the script (a timeout, Ctrl-C).
 chkdir="" dir=""
-trap 'rm -rf ${chkdir:+"$chkdir"} ${dir:+"$dir"}; [ -z "$hp_was" ] || echo "$hp_was" > $hp' EXIT
+trap 'rm -rf ${chkdir:+"$chkdir"} ${dir:+"$dir"}; sr_hugepages_restore' EXIT
 trap 'exit 130' INT TERM
 
 # The drop-in, not rdma-core's libibverbs, must be what pyverbs runs on.

@@ -3,11 +3,11 @@
 # link_test.sh and rdma_test.sh, tests/verbs/pair.sh) after they set
 # `tmp` (their private folder): background processes in `pids` and the
 # namespace in `ns` are removed on exit, hugepages added by
-# hugepages_free given back; fail MSG prints every log and exits 1; conf
+# sr_hugepages_free (scripts/hugepages.sh) given back; fail MSG prints every log and exits 1; conf
 # NAME LINES... writes $tmp/NAME.conf.
 ns=""
 pids=""
-hp_was=""
+. "$(dirname "$0")/../../scripts/hugepages.sh"
 
 cleanup() {
 	for p in $pids; do
@@ -15,7 +15,7 @@ cleanup() {
 	done
 	wait 2>/dev/null
 	[ -n "$ns" ] && ip netns del "$ns" 2>/dev/null
-	[ -z "$hp_was" ] || echo "$hp_was" > /proc/sys/vm/nr_hugepages
+	sr_hugepages_restore
 	[ -n "${SROCE_KEEP_TMP:-}" ] || rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
@@ -28,18 +28,6 @@ fail() {
 	# meson prints a failed test's last 100 lines: say it again there
 	echo "FAIL: $*"
 	exit 1
-}
-
-# hugepages_free N: at least N free 2 MiB pages (added for the test and
-# given back at exit); false when the kernel has not that many
-hugepages_free() {
-	free=$(sed -n 's/^HugePages_Free: *//p' /proc/meminfo)
-	[ "${free:-0}" -ge "$1" ] && return 0
-	[ -n "$hp_was" ] || hp_was=$(cat /proc/sys/vm/nr_hugepages)
-	echo $(($(cat /proc/sys/vm/nr_hugepages) + $1 - ${free:-0})) \
-		> /proc/sys/vm/nr_hugepages 2>/dev/null
-	free=$(sed -n 's/^HugePages_Free: *//p' /proc/meminfo)
-	[ "${free:-0}" -ge "$1" ]
 }
 
 conf() {

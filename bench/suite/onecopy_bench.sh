@@ -17,21 +17,16 @@ set -u
 build=$1 raw=$2 rep=$3 secs=${4:-1}
 rdma=$build/bench/rdma/sroce-bench-rdma
 out=$raw/rdma_onecopy.txt
+. "$(dirname "$0")/../../scripts/hugepages.sh"
 tmp=$(mktemp -d /tmp/sroce-onecopy.XXXXXX)
-hp=/proc/sys/vm/nr_hugepages hp_was=""
-trap '[ -z "$hp_was" ] || echo "$hp_was" > $hp; rm -rf "$tmp"' EXIT INT TERM
+trap 'sr_hugepages_restore; rm -rf "$tmp"' EXIT INT TERM
 mkdir -p "$tmp/run"
 : > "$out"
 
-free_pages() { sed -n 's/^HugePages_Free: *//p' /proc/meminfo; }
 variants="copies by-ref zero-copy"
-if [ "$(free_pages)" -lt 160 ]; then
-	hp_was=$(cat $hp)
-	echo $((hp_was + 160 - $(free_pages))) > $hp 2>/dev/null
-	if [ "$(free_pages)" -lt 160 ]; then
-		echo "onecopy: no 160 free hugepages for memif zero-copy; that variant is left out"
-		variants="copies by-ref"
-	fi
+if ! sr_hugepages_free 160; then
+	echo "onecopy: no 160 free hugepages for memif zero-copy; that variant is left out"
+	variants="copies by-ref"
 fi
 
 # conf VARIANT NODE LINES...: a node's file

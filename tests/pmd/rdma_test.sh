@@ -203,8 +203,8 @@ zero_copy)
 	# mode, so the transport places a frame's payload into the MR straight
 	# from the link's shared memory.  DPDK's zero-copy memif wants
 	# hugepages in one file per segment list.
-	if ! hugepages_free 160; then
-		echo "SKIP: memif zero-copy needs 160 free 2 MiB hugepages; the kernel gave $(sed -n 's/^HugePages_Free: *//p' /proc/meminfo)"
+	if ! sr_hugepages_free 160; then
+		echo "SKIP: memif zero-copy needs 160 free 2 MiB hugepages; the kernel gave $(sr_hugepages_avail)"
 		exit 77
 	fi
 	mkdir -p "$tmp/run"
