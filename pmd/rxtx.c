@@ -80,7 +80,11 @@ static inline void sr_rxtx_count(const struct sr_pmd_dev *dev,
 
 /* ---- transmit ---- */
 
-/* UDP over IPv6 of a chained frame (the payload by reference). */
+/*
+ * UDP over IPv6 of a chained frame (the payload by reference): DPDK 22.11's
+ * rte_ipv6_udptcp_cksum_mbuf is still experimental API, so its two stable
+ * halves, summed over the segments and the pseudo-header.
+ */
 static uint16_t sr_rxtx_udp6_cksum_segs(const struct rte_mbuf *m,
 					const struct rte_ipv6_hdr *ip6,
 					uint32_t l4)
