@@ -80,7 +80,7 @@ static void cm_host_event(void *ctx, struct sr_cm_id *id,
 		h->event(h->event_ctx, id, ev);
 }
 
-/* The transport's receive path, with its device lock held: queue only. */
+/* The transport's receive path, with a lane lock held: queue only. */
 static void cm_host_rx(void *ctx, const struct sr_pkt *pkt)
 {
 	struct sr_cm_host *h = ctx;

@@ -10,7 +10,7 @@
  *
  *   receive   the transport hands every frame for QPN 1 to the host
  *             (sr_dev_set_gsi); the host only copies it into a small queue,
- *             because the transport calls it with its device lock held;
+ *             because the transport calls it with a lane lock held;
  *   progress  a poll callback on the device's engine feeds the queued
  *             frames to the GSI and runs the CM's timers, holding the
  *             host's lock;

@@ -235,8 +235,8 @@ static inline void sr_stats_add(struct sr_stats_shm *s, unsigned int id,
 }
 
 /*
- * Add n to a counter that one thread at a time writes (a QP's, under the
- * device lock; a single lane's, under its progress lock): a plain load
+ * Add n to a counter that one thread at a time writes (a QP's, under its
+ * lane lock; a single lane's, under its progress lock): a plain load
  * and store, whole 64-bit words for the reader, and no locked add, which
  * would wait for the writer's store buffer.
  */

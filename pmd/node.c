@@ -102,6 +102,7 @@ void sr_pmd_dev_config(struct sr_pmd_dev *pmd, const struct sr_gid_table *gids,
 	dc->trace = sr_xstats_trace_ring(pmd);   /* sroce-stat --trace */
 	dc->window = cfg->window;
 	dc->tx_ref_min = sr_pmd_tx_ref_min(pmd);
+	dc->lanes = sr_pmd_lanes(pmd);       /* a lock per lane */
 	/* a shared device: sroced's QPN block, and the peers it checks */
 	dc->qpn_base = cfg->has_gw ? cfg->qpn_base : 0;
 	dc->max_qp = cfg->has_gw ? cfg->max_qp : 0;

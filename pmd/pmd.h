@@ -17,8 +17,8 @@
  *              work over through rings (sr_pmd_engine_call, and tx_submit
  *              from outside progress).
  * Either way, the rx handler and the registered poll callbacks run on the
- * progress threads: one at a time per lane (the transport serialises the
- * lanes with its device lock).  The link ops may be called from any
+ * progress threads: one at a time per lane (the transport's lock per lane
+ * lets lanes run at once, each on its own QPs).  The link ops may be called from any
  * thread: frames submitted outside progress cross an MP ring.
  *
  * node.h binds a device to lib's MR engine and transport (rx handler, poll
@@ -85,6 +85,9 @@ uint64_t sr_pmd_line_bps(const struct sr_pmd_dev *dev, bool *paced);
  * memory (sr_dev_config.tx_ref_min); 0: it copies them all.
  */
 uint32_t sr_pmd_tx_ref_min(const struct sr_pmd_dev *dev);
+/* Lanes the device's rounds run (sr_dev_config.lanes): `engines` in
+ * dedicated mode, else 1. */
+unsigned int sr_pmd_lanes(const struct sr_pmd_dev *dev);
 
 struct sr_dev_config;
 struct sr_gid_table;

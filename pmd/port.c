@@ -664,6 +664,11 @@ uint32_t sr_pmd_tx_ref_min(const struct sr_pmd_dev *dev)
 	return dev->tx_ref_min;
 }
 
+unsigned int sr_pmd_lanes(const struct sr_pmd_dev *dev)
+{
+	return dev->nlanes;
+}
+
 uint64_t sr_pmd_line_bps(const struct sr_pmd_dev *dev, bool *paced)
 {
 	uint32_t mbps = dev->cfg.line_rate;

@@ -534,7 +534,7 @@ uint32_t sr_rxtx_flush(struct sr_pmd_lane *l)
 
 /*
  * The RoCE frames of a receive burst go to the transport together (one
- * call, one device lock); their mbufs are freed after it.
+ * call, one lane lock); their mbufs are freed after it.
  */
 struct sr_rx_batch {
 	struct sr_link_frame f[SR_CONFIG_BURST_MAX];

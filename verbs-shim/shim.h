@@ -94,7 +94,7 @@ struct sr_ibv_rt {
 	struct sr_ibv_ctx *ctxs;          /* open contexts, under map_lock */
 	/* A device of sroced's (pmd/daemon.h): the attachment, held open. */
 	int daemon_fd;                    /* -1: the embedded device */
-	pthread_mutex_t xrcd_lock;        /* xrcds (xrcd.c); before dev->lock */
+	pthread_mutex_t xrcd_lock;        /* xrcds (xrcd.c); before the lane locks */
 	struct sr_ibv_xrcd *xrcds;        /* open XRC domains */
 	struct sr_ibv_tgt *tgts;          /* XRC target QPs (xrcd_lock) */
 };

@@ -30,7 +30,7 @@ void sr_cc_rx_ce(struct sr_qp *qp, const struct sr_pkt *ce)
 	    now - qp->cc_last_cnp_ns < dev->cc.min_time_between_cnps * US)
 		return;
 	sr_cnp_describe(&b, ce, qp->attr.dest_qp_num, (uint8_t)dev->cc.cnp_dscp);
-	b.ip_id = dev->ip_id++;
+	b.ip_id = sr_dev_lane_of(dev, qp->qpn)->ip_id++;
 	if (b.vlan)
 		b.vlan_tci = (uint16_t)((b.vlan_tci & 0x0fff) |
 					dev->cc.cnp_802p_prio << 13);
@@ -161,10 +161,10 @@ int sr_qp_set_rate_limit(struct sr_qp *qp, uint64_t bps)
 {
 	if (qp == NULL || bps > SR_PACER_MAX_RATE)
 		return -EINVAL;
-	sr_lock_acquire(&qp->dev->lock);
+	sr_dev_lock_all(qp->dev);
 	qp->cc_limit_bps = bps;
 	sr_sched_kick(qp->dev, qp);
-	sr_lock_release(&qp->dev->lock);
+	sr_dev_unlock_all(qp->dev);
 	return 0;
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * hooks.h — where congestion control meets the transport: the device's
- * receive dispatch calls these (lib/core/dev.c), with the device lock held.
+ * receive dispatch calls these (lib/core/dev.c), with the QP's lane lock held.
  *
  * Notification point: a CE-marked packet for an RC or UC QP makes it send
  * a CNP to the QP it is connected to, at most one per min_time_between_cnps.
@@ -49,7 +49,7 @@ uint32_t sr_cc_burst(uint64_t rate_bps, uint32_t mtu);
  * An explicit rate limit for the QP's requester (ibv_modify_qp_rate_limit,
  * IBV_QP_RATE_LIMIT, an AH static rate), enforced by the same pacer as
  * DCQCN: the smaller rate wins.  bps 0 removes it.  0, or -EINVAL (NULL,
- * above SR_PACER_MAX_RATE).  Takes the device lock.
+ * above SR_PACER_MAX_RATE).  Takes every lane lock.
  */
 int sr_qp_set_rate_limit(struct sr_qp *qp, uint64_t bps);
 

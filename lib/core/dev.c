@@ -26,7 +26,7 @@ struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg)
 	    cfg->link_ops->tx_abort == NULL || cfg->link_ops->now_ns == NULL ||
 	    cfg->gid_count == 0 || cfg->gid_count > SR_GID_TABLE_LEN ||
 	    cfg->ecn > 2 || (cfg->cc && sr_dcqcn_params_check(cfg->cc)) ||
-	    cfg->max_qp > SR_MAX_QP ||
+	    cfg->max_qp > SR_MAX_QP || cfg->lanes > SR_DEV_LANES_MAX ||
 	    (cfg->window != 0 && (cfg->window < SR_WINDOW_MIN ||
 				  cfg->window > SR_WINDOW_MAX)) ||
 	    (cfg->qpn_base != 0 &&
@@ -37,7 +37,10 @@ struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg)
 	dev = sr_zalloc(sizeof(*dev));
 	if (dev == NULL)
 		return NULL;
-	sr_lock_init(&dev->lock);
+	dev->nlanes = cfg->lanes ? cfg->lanes : 1;
+	for (unsigned int i = 0; i < SR_DEV_LANES_MAX; i++)
+		sr_lock_init(&dev->lane[i].lock);
+	sr_lock_init(&dev->trace_lock);
 	dev->ops = cfg->link_ops;
 	dev->link = cfg->link;
 	dev->mr = cfg->mr;
@@ -72,13 +75,13 @@ int sr_dev_trace_qp(struct sr_dev *dev, uint32_t qpn, bool on)
 
 	if (dev->trace == NULL)
 		return -ENOTSUP;
-	sr_lock_acquire(&dev->lock);
+	sr_dev_lock_all(dev);
 	qp = sr_dev_qp_lookup(dev, qpn);
 	if (qp != NULL)
 		__atomic_store_n(&qp->trace, on, __ATOMIC_RELAXED);
 	else
 		rc = -ENOENT;
-	sr_lock_release(&dev->lock);
+	sr_dev_unlock_all(dev);
 	return rc;
 }
 
@@ -94,9 +97,9 @@ void sr_dev_destroy(struct sr_dev *dev)
 
 void sr_dev_fatal(struct sr_dev *dev)
 {
-	sr_lock_acquire(&dev->lock);
+	sr_dev_lock_all(dev);
 	if (dev->fatal) {
-		sr_lock_release(&dev->lock);
+		sr_dev_unlock_all(dev);
 		return;
 	}
 	dev->fatal = true;
@@ -104,7 +107,7 @@ void sr_dev_fatal(struct sr_dev *dev)
 		if (dev->qps[i] != NULL)
 			sr_qp_enter_err(dev->qps[i], SR_EVENT_QP_FATAL);
 	sr_sched_kick_all(dev);
-	sr_lock_release(&dev->lock);
+	sr_dev_unlock_all(dev);
 	sr_dev_event(dev, SR_EVENT_DEVICE_FATAL, NULL);
 }
 
@@ -174,28 +177,30 @@ static bool sr_pkt_from_peer(const struct sr_dev *dev, const struct sr_qp *qp,
 	       memcmp(ip + 16, sgid + 12, 4) == 0;
 }
 
-/* One frame, with the device lock held. */
-static void sr_dev_rx_one(struct sr_dev *dev, const uint8_t *frame,
-			  uint32_t len)
+/*
+ * Which lock a received frame needs: its QP's lane, QP1's, or every lane
+ * (a multicast frame fans out to QPs of any lane).
+ */
+#define SR_RX_ALL_LANES UINT32_MAX
+
+static uint32_t sr_dev_rx_lane(const struct sr_dev *dev,
+			       const struct sr_pkt *pkt)
 {
-	enum sr_parse_result r;
-	const struct sr_bth *bth;
-	struct sr_pkt pkt;
+	uint32_t dqpn = sr_bth_dqpn(sr_pkt_bth(pkt));
+
+	if (dqpn == SR_MCAST_QPN)
+		return SR_RX_ALL_LANES;
+	return sr_dev_qpn_shard(dqpn, dev->nlanes);
+}
+
+/* One parsed frame, with the lock sr_dev_rx_lane() names held. */
+static void sr_dev_rx_one(struct sr_dev *dev, const struct sr_pkt *pkt)
+{
+	const struct sr_bth *bth = sr_pkt_bth(pkt);
 	struct sr_qp *qp;
 
-	r = sr_parse_eth(frame, len, 0, &pkt);
-	if (r != SR_PARSE_OK) {
-		if (!sr_parse_result_is_roce(r)) {
-			sr_dev_count(dev, SR_CNT_NOT_ROCE, 1);
-		} else {
-			sr_counter_add(&dev->parse_drop[r], 1);
-			sr_dev_count(dev, SR_CNT_PARSE_DROP, 1);
-		}
-		return;
-	}
-	bth = sr_pkt_bth(&pkt);
 	if (sr_bth_dqpn(bth) == 1 && dev->gsi_rx != NULL) {
-		dev->gsi_rx(dev->gsi_ctx, &pkt);     /* QP1's owner: the CM */
+		dev->gsi_rx(dev->gsi_ctx, pkt);      /* QP1's owner: the CM */
 		return;
 	}
 	if (sr_bth_dqpn(bth) <= 1) {
@@ -203,7 +208,7 @@ static void sr_dev_rx_one(struct sr_dev *dev, const uint8_t *frame,
 		return;
 	}
 	if (sr_bth_dqpn(bth) == SR_MCAST_QPN) {
-		sr_mcast_rx(dev, &pkt);
+		sr_mcast_rx(dev, pkt);
 		return;
 	}
 	qp = sr_dev_qp_lookup(dev, sr_bth_dqpn(bth));
@@ -211,7 +216,7 @@ static void sr_dev_rx_one(struct sr_dev *dev, const uint8_t *frame,
 		sr_dev_count(dev, SR_CNT_UNKNOWN_QP, 1);
 		return;
 	}
-	sr_dev_rx_qp(dev, qp, &pkt);
+	sr_dev_rx_qp(dev, qp, pkt);
 }
 
 void sr_dev_rx_qp(struct sr_dev *dev, struct sr_qp *qp,
@@ -247,23 +252,63 @@ void sr_dev_rx_qp(struct sr_dev *dev, struct sr_qp *qp,
 		sr_comp_rx(qp, pkt);
 }
 
+static void sr_dev_rx_unlock(struct sr_dev *dev, uint32_t held)
+{
+	if (held == SR_RX_ALL_LANES)
+		sr_dev_unlock_all(dev);
+	else
+		sr_lock_release(&dev->lane[held].lock);
+}
+
+/*
+ * Parsing needs no lock; the rest runs under the lane lock of the frame's
+ * QP, kept from one frame to the next while they name the same lane (a
+ * link that steers frames to their lane hands over runs of one lane).
+ */
 void sr_dev_rx_burst(void *ctx, const struct sr_link_frame *frames,
 		     unsigned int n)
 {
 	struct sr_dev *dev = ctx;
+	uint32_t held = SR_DEV_LANES_MAX;       /* none */
 
-	sr_lock_acquire(&dev->lock);
-	for (unsigned int i = 0; i < n; i++)
-		sr_dev_rx_one(dev, frames[i].data, frames[i].len);
-	sr_lock_release(&dev->lock);
+	for (unsigned int i = 0; i < n; i++) {
+		enum sr_parse_result r;
+		struct sr_pkt pkt;
+		uint32_t want;
+
+		r = sr_parse_eth(frames[i].data, frames[i].len, 0, &pkt);
+		if (r != SR_PARSE_OK) {
+			if (!sr_parse_result_is_roce(r)) {
+				sr_dev_count(dev, SR_CNT_NOT_ROCE, 1);
+			} else {
+				atomic_fetch_add_explicit(&dev->parse_drop[r], 1,
+							  memory_order_relaxed);
+				sr_dev_count(dev, SR_CNT_PARSE_DROP, 1);
+			}
+			continue;
+		}
+		want = sr_dev_rx_lane(dev, &pkt);
+		if (want != held) {
+			if (held != SR_DEV_LANES_MAX)
+				sr_dev_rx_unlock(dev, held);
+			if (want == SR_RX_ALL_LANES)
+				sr_dev_lock_all(dev);
+			else
+				sr_lock_acquire(&dev->lane[want].lock);
+			held = want;
+		}
+		sr_dev_rx_one(dev, &pkt);
+	}
+	if (held != SR_DEV_LANES_MAX)
+		sr_dev_rx_unlock(dev, held);
 }
 
 void sr_dev_set_gsi(struct sr_dev *dev, sr_dev_gsi_fn *fn, void *ctx)
 {
-	sr_lock_acquire(&dev->lock);
+	sr_dev_lock_all(dev);
 	dev->gsi_rx = fn;
 	dev->gsi_ctx = ctx;
-	sr_lock_release(&dev->lock);
+	sr_dev_unlock_all(dev);
 }
 
 void sr_dev_rx(struct sr_dev *dev, const uint8_t *frame, uint32_t len)
@@ -278,7 +323,7 @@ unsigned int sr_dev_poll(struct sr_dev *dev, unsigned int budget)
 	return sr_dev_poll_shard(dev, budget, 0, 1);
 }
 
-/* One QP's turn in a round, with the device lock held: completions,
+/* One QP's turn in a round, with its lane lock held: completions,
  * requests (paced), responses.  Returns the work done. */
 static unsigned int sr_dev_visit(struct sr_dev *dev, struct sr_qp *qp,
 				 unsigned int budget, uint64_t now)
@@ -332,8 +377,17 @@ unsigned int sr_dev_poll_shard(struct sr_dev *dev, unsigned int budget,
 	uint64_t now = sr_dev_now(dev);
 	unsigned int work = 0, i, seen = 0, n;
 	struct sr_sched_shard *sh;
+	struct sr_dev_lane *lane;
+	bool all = nshards != dev->nlanes || shard >= nshards;
 
-	sr_lock_acquire(&dev->lock);
+	/* the shard's lane, or (a caller's own sharding) every lane */
+	if (all) {
+		sr_dev_lock_all(dev);
+		lane = &dev->lane[0];
+	} else {
+		lane = &dev->lane[shard];
+		sr_lock_acquire(&lane->lock);
+	}
 	sh = sr_sched_shard_get(dev, shard, nshards);
 	if (sh == NULL) {               /* no schedule: every QP */
 		for (i = 0; i < SR_MAX_QP && seen < dev->nqp; i++) {
@@ -345,12 +399,13 @@ unsigned int sr_dev_poll_shard(struct sr_dev *dev, unsigned int budget,
 			if (sr_dev_qpn_shard(qp->qpn, nshards) == shard)
 				work += sr_dev_visit(dev, qp, budget, now);
 		}
-		sr_lock_release(&dev->lock);
-		return work;
+		goto out;
 	}
 	/* Only the QPs that may have work (sched.h). */
 	sr_sched_gather(dev, sh, shard, now);
-	dev->tx_blocked = false;
+	for (i = 0; i < dev->nlanes; i++)
+		if (all || &dev->lane[i] == lane)
+			dev->lane[i].tx_blocked = false;
 	n = sh->nready;
 	sh->nready = 0;
 	for (i = 0; i < n; i++) {
@@ -363,10 +418,15 @@ unsigned int sr_dev_poll_shard(struct sr_dev *dev, unsigned int budget,
 			continue;
 		w = sr_dev_visit(dev, qp, budget, now);
 		work += w;
-		sr_sched_done(dev, sh, qp, w > 0 || dev->tx_blocked, now,
-			      sr_dev_qp_timer(qp, now));
+		sr_sched_done(dev, sh, qp,
+			      w > 0 || sr_dev_lane_of(dev, qp->qpn)->tx_blocked,
+			      now, sr_dev_qp_timer(qp, now));
 	}
-	sr_lock_release(&dev->lock);
+out:
+	if (all)
+		sr_dev_unlock_all(dev);
+	else
+		sr_lock_release(&lane->lock);
 	return work;
 }
 
@@ -375,7 +435,7 @@ uint64_t sr_dev_next_timer_ns(struct sr_dev *dev)
 	uint64_t now = sr_dev_now(dev), t = UINT64_MAX;
 	unsigned int i, seen = 0;
 
-	sr_lock_acquire(&dev->lock);
+	sr_dev_lock_all(dev);
 	for (i = 0; i < SR_MAX_QP && seen < dev->nqp; i++) {
 		struct sr_qp *qp = dev->qps[i];
 		uint64_t q;
@@ -393,7 +453,7 @@ uint64_t sr_dev_next_timer_ns(struct sr_dev *dev)
 		if (q < t)
 			t = q;
 	}
-	sr_lock_release(&dev->lock);
+	sr_dev_unlock_all(dev);
 	return t;
 }
 
@@ -402,11 +462,11 @@ int sr_dev_set_gid(struct sr_dev *dev, unsigned int index,
 {
 	if (index >= SR_GID_TABLE_LEN)
 		return -EINVAL;
-	sr_lock_acquire(&dev->lock);
+	sr_dev_lock_all(dev);
 	memcpy(dev->gid[index], gid, 16);
 	if (index >= dev->gid_count)
 		dev->gid_count = index + 1;
-	sr_lock_release(&dev->lock);
+	sr_dev_unlock_all(dev);
 	return 0;
 }
 

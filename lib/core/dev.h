@@ -10,22 +10,26 @@
  * Threading rules
  * ---------------
  * The ENGINE is whoever calls sr_dev_rx_burst() and sr_dev_poll(): one
- * poll thread, the consumer itself inline, or several engine threads that
- * share the QPs by shard (sr_dev_poll_shard()).  Each call runs under the
- * device lock, so engine threads never overlap inside the transport; what
- * several of them overlap is the link's work between the calls.  Any
- * number of other threads may, concurrently with the engine:
+ * poll thread, the consumer itself inline, or several engine threads, the
+ * LANES, that share the QPs by shard (sr_dev_poll_shard(),
+ * sr_dev_config.lanes).  Each lane has a lock of its own: a call runs under
+ * the lock of the QPs it touches, so a QP's transport runs on one lane at a
+ * time while the lanes run at once.  What lanes share has its own guard: a
+ * CQ's producer side and an SRQ's consumer side a small lock each (taken
+ * only with several lanes), device counters locked adds, a multicast
+ * frame's fan-out every lane's lock.  Any number of other threads may,
+ * concurrently with the engine:
  *   - post to a QP or SRQ (sr_qp_post_send/recv, sr_srq_post_recv): one
  *     thread per queue at a time; lock-free;
  *   - poll and arm a CQ (sr_cq_poll, sr_cq_req_notify): one thread per CQ
  *     at a time; lock-free;
- *   - create, modify, query and destroy objects (slow path): these take the
- *     device lock (core/lock.h), which the engine also holds while it runs,
- *     so a modify is observed by the engine between two of its steps, never
- *     in the middle of one.
- * Callbacks (CQ notification, async events) run on the engine thread with
- * the device lock held: they must not call slow-path functions; they may
- * post, poll and arm.
+ *   - create, modify, query and destroy objects (slow path): these take
+ *     every lane's lock (core/lock.h), one of which the engine holds while
+ *     it runs, so a modify is observed by the engine between two of its
+ *     steps, never in the middle of one.
+ * Callbacks (CQ notification, async events) run on an engine thread with a
+ * lane lock held, on several lanes at once: they must not call slow-path
+ * functions, and must be thread-safe; they may post, poll and arm.
  *
  * Errors: int functions return 0 or -errno as documented per function.
  */
@@ -54,6 +58,8 @@ struct sr_srq;
  */
 #define SR_MAX_QP        16384
 #define SR_MAX_SRQ       4096   /* SRQ numbers 1 .. SR_MAX_SRQ */
+/* Engine lanes a device's locks are split for (sr_dev_config.lanes). */
+#define SR_DEV_LANES_MAX 8
 #define SR_WINDOW_MIN    16     /* sr_dev_config.window's range */
 #define SR_WINDOW_MAX    1024
 
@@ -139,6 +145,10 @@ struct sr_dev_config {
 					      * registered memory where the
 					      * link can (link.h tx_alloc_ref);
 					      * 0: always copied */
+	unsigned int lanes;                  /* engine threads that will share
+					      * the QPs by shard (poll_shard's
+					      * nshards): a lock each; 0 or 1:
+					      * one, at most SR_DEV_LANES_MAX */
 	uint64_t sched_sweep_ns;             /* the engine's safety sweep of
 					      * every QP (core/sched.h); 0: 10 ms,
 					      * UINT64_MAX: never (tests) */
@@ -160,8 +170,9 @@ bool sr_dev_is_fatal(const struct sr_dev *dev);
 
 /*
  * Receive a burst of frames (Ethernet first); dev is a struct sr_dev *.
- * Matches sr_link_rx_fn: the link passes the device as handler_ctx.  The
- * device lock is taken once for the burst.  Engine only.
+ * Matches sr_link_rx_fn: the link passes the device as handler_ctx.  Each
+ * frame is parsed without a lock, then handled under its destination QP's
+ * lane lock, taken once for a run of frames of one lane.  Engine only.
  */
 void sr_dev_rx_burst(void *dev, const struct sr_link_frame *frames,
 		     unsigned int n);
@@ -170,7 +181,7 @@ void sr_dev_rx(struct sr_dev *dev, const uint8_t *frame, uint32_t len);
 
 /*
  * QP1 (the GSI): frames whose destination QPN is 1 go to fn, parsed, with
- * the device lock held, instead of being dropped as an unknown QPN.  The
+ * QPN 1's lane lock held, instead of being dropped as an unknown QPN.  The
  * owner of QP1 (lib/cm/gsi.h) checks and consumes them.  fn NULL: dropped
  * again.  Slow path.
  */
@@ -190,7 +201,9 @@ unsigned int sr_dev_poll(struct sr_dev *dev, unsigned int budget);
  * device: a QP belongs to shard sr_dev_qpn_shard(qpn, nshards).  A link
  * with one queue per engine hands each received frame to the engine of
  * its destination QP's shard, so one engine builds all of a QP's frames
- * and they leave on one queue, in order.
+ * and they leave on one queue, in order.  With nshards the device's lanes
+ * the call takes that shard's lock only; any other nshards takes them all
+ * (correct, but the lanes then take turns).
  */
 unsigned int sr_dev_poll_shard(struct sr_dev *dev, unsigned int budget,
 			       unsigned int shard, unsigned int nshards);

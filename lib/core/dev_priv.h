@@ -17,6 +17,17 @@ struct sr_qp;
 struct sr_pkt;
 struct sr_mcast_grp;
 
+/*
+ * One lane's share of the device: its lock, and what its engine writes for
+ * every packet of its QPs.  A line of its own, so lanes on other cores do
+ * not pull it back and forth.
+ */
+struct sr_dev_lane {
+	_Alignas(64) struct sr_lock lock;
+	uint16_t ip_id;                /* IPv4 ID of the lane's next packet */
+	bool tx_blocked;               /* the link refused a frame this round */
+};
+
 struct sr_dev {
 	const struct sr_link_ops *ops;
 	void *link;
@@ -30,7 +41,11 @@ struct sr_dev {
 	sr_dev_gsi_fn *gsi_rx;         /* QP1's owner, or NULL */
 	void *gsi_ctx;
 
-	struct sr_lock lock;           /* slow path and engine runs (lock.h) */
+	/* The locks (sr_dev_lock_all() below): one per lane, each held while
+	 * the engine runs that lane's QPs; the slow path takes them all. */
+	unsigned int nlanes;           /* cfg.lanes, 1 .. SR_DEV_LANES_MAX */
+	struct sr_dev_lane lane[SR_DEV_LANES_MAX];
+	struct sr_lock trace_lock;     /* the trace ring's producers, lanes > 1 */
 	struct sr_qp *qps[SR_MAX_QP];  /* by QPN - qpn_base */
 	uint32_t qpn_base;             /* cfg.qpn_base, or SR_QPN_BASE */
 	bool fatal;                    /* sr_dev_fatal() ran */
@@ -46,7 +61,6 @@ struct sr_dev {
 	uint32_t tx_ref_min;           /* cfg.tx_ref_min; 0 when the link
 					* has no tx_alloc_ref */
 	uint32_t next_qpn;
-	uint16_t ip_id;
 	uint8_t ecn;                   /* sr_dev_config.ecn */
 	bool cc_on;                    /* sr_dev_config.cc given */
 	struct sr_dcqcn_params cc;     /* its copy */
@@ -61,7 +75,6 @@ struct sr_dev {
 	uint8_t sched_in[SR_MAX_QP];   /* on its shard's ready list */
 	struct sr_sched_shard *sched[SR_SCHED_SHARDS];
 	uint64_t sched_sweep_ns;
-	bool tx_blocked;               /* the link refused a frame this round */
 
 	sr_counter_t cnt[SR_CNT_MAX];
 	sr_counter_t parse_drop[SR_PARSE_MAX];
@@ -70,6 +83,30 @@ struct sr_dev {
 #define SR_QPN_BASE 2u
 #define SR_SRQN_BASE 1u        /* SRQ numbers SR_SRQN_BASE .. + SR_MAX_SRQ - 1 */
 #define SR_QPN_MAX  0xffffffu  /* QPNs are 24 bits */
+
+/* The lane of a QPN: its lock guards the QP's transport state. */
+static inline struct sr_dev_lane *sr_dev_lane_of(struct sr_dev *dev,
+						 uint32_t qpn)
+{
+	return &dev->lane[sr_dev_qpn_shard(qpn, dev->nlanes)];
+}
+
+/*
+ * The slow path (create, modify, destroy, a multicast frame's fan-out):
+ * every lane's lock, in lane order, so no engine runs meanwhile.  With one
+ * lane, the one lock.
+ */
+static inline void sr_dev_lock_all(struct sr_dev *dev)
+{
+	for (unsigned int i = 0; i < dev->nlanes; i++)
+		sr_lock_acquire(&dev->lane[i].lock);
+}
+
+static inline void sr_dev_unlock_all(struct sr_dev *dev)
+{
+	for (unsigned int i = dev->nlanes; i-- > 0;)
+		sr_lock_release(&dev->lane[i].lock);
+}
 
 static inline uint64_t sr_dev_now(struct sr_dev *dev)
 {
@@ -85,18 +122,19 @@ static inline void sr_dev_event(struct sr_dev *dev, enum sr_event_type t,
 		dev->async_cb(dev->async_ctx, &ev);
 }
 
+/* Device counters: several lanes count (rare events), so a locked add. */
 static inline void sr_dev_count(struct sr_dev *dev, enum sr_counter c,
 				uint64_t n)
 {
-	sr_counter_add(&dev->cnt[c], n);
+	atomic_fetch_add_explicit(&dev->cnt[c], n, memory_order_relaxed);
 }
 
 struct sr_qp *sr_dev_qp_lookup(struct sr_dev *dev, uint32_t qpn);
 /* A received packet for one QP: the checks of its type, P_Key and path,
- * then its responder or completer.  Caller holds dev->lock. */
+ * then its responder or completer.  Caller holds the QP's lane lock. */
 void sr_dev_rx_qp(struct sr_dev *dev, struct sr_qp *qp,
 		  const struct sr_pkt *pkt);
-/* The SRQ of a number (an XRCETH's), or NULL.  Caller holds dev->lock. */
+/* The SRQ of a number (an XRCETH's), or NULL.  Caller holds a lane lock. */
 struct sr_srq *sr_dev_srq_lookup(struct sr_dev *dev, uint32_t srqn);
 
 #endif /* SR_CORE_DEV_PRIV_H */

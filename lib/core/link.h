@@ -57,7 +57,7 @@ struct sr_link_frame {
  * What a link calls with the UDP/4791 frames of a receive burst, in wire
  * order (n >= 1).  The frames are only valid during the call: the handler
  * copies what it keeps.  A burst, not a frame per call, so the handler
- * pays its per-call costs (the device lock) once per burst.
+ * pays its per-call costs (a lane lock) once per burst.
  */
 typedef void (*sr_link_rx_fn)(void *handler_ctx,
 			      const struct sr_link_frame *frames,

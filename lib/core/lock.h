@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lock.h — the device lock: a test-and-test-and-set spinlock.
+ * lock.h — the device's locks (one per lane, dev_priv.h; a CQ's and an
+ * SRQ's when lanes share them): a test-and-test-and-set spinlock.
  *
  * The engine takes it twice per progress round (the receive burst, then
  * the transport's run), so its uncontended cost is a per-packet cost when

@@ -209,11 +209,11 @@ void sr_sched_done(struct sr_dev *dev, struct sr_sched_shard *sh,
 void sr_dev_sched_stats(struct sr_dev *dev, uint32_t *ready, uint32_t *timers)
 {
 	*ready = *timers = 0;
-	sr_lock_acquire(&dev->lock);
+	sr_dev_lock_all(dev);
 	for (unsigned int i = 0; i < SR_SCHED_SHARDS; i++)
 		if (dev->sched[i] != NULL) {
 			*ready += dev->sched[i]->nready;
 			*timers += dev->sched[i]->nheap;
 		}
-	sr_lock_release(&dev->lock);
+	sr_dev_unlock_all(dev);
 }

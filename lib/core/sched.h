@@ -18,7 +18,7 @@
  *            that bounds what a missed kick could cost; the unit tests run
  *            with it off, so a missing kick shows there as a hang.
  *
- * Everything but the kick bits is the engine's, under dev->lock, one
+ * Everything but the kick bits is the engine's, under its lane's lock, one
  * schedule per lane (shard).  A stale entry (a QP destroyed, its slot
  * reused, a deadline moved) costs at most one visit that finds nothing.
  */
@@ -35,7 +35,7 @@
 /* A bit per kick word that may hold kicks: a round reads these few words,
  * not the whole map (256 words for 16384 QPs). */
 #define SR_SCHED_SUM_WORDS ((SR_SCHED_WORDS + 63) / 64)
-#define SR_SCHED_SHARDS  8               /* lanes; more: the full walk */
+#define SR_SCHED_SHARDS  SR_DEV_LANES_MAX  /* lanes; more: the full walk */
 #define SR_SCHED_HEAP    (SR_MAX_QP + 256)
 #define SR_SCHED_SWEEP_NS 10000000ull
 
@@ -66,11 +66,11 @@ void sr_sched_kick_all(struct sr_dev *dev);
 struct sr_sched_shard *sr_sched_shard_get(struct sr_dev *dev,
 					  unsigned int shard,
 					  unsigned int nshards);
-/* Under dev->lock: move the kicked, due and (sweep) all QPs of the shard
+/* Under the shard's lane lock: move the kicked, due and (sweep) all QPs of the shard
  * to its ready list. */
 void sr_sched_gather(struct sr_dev *dev, struct sr_sched_shard *sh,
 		     unsigned int shard, uint64_t now);
-/* Under dev->lock, after a visit of qp (taken off the ready list): busy
+/* Under the lane lock, after a visit of qp (taken off the ready list): busy
  * keeps it ready, else its next timer (delay ns from now; UINT64_MAX:
  * none) goes in the heap. */
 void sr_sched_done(struct sr_dev *dev, struct sr_sched_shard *sh,

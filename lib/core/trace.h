@@ -8,8 +8,9 @@
  * one predictable branch on it, and nothing else runs while it is off.
  *
  * The ring has one producer and one consumer.  The producer is the device's
- * engine: every event is written with the device lock held (engine rounds,
- * received bursts, modify_qp), so engine threads never write at once.  The
+ * engine: every event is written with a lane lock held (engine rounds,
+ * received bursts) or all of them (modify_qp), and with several lanes the
+ * device's trace lock too, so engine threads never write at once.  The
  * consumer is the tool.  The producer never waits: when the ring is full it
  * drops the event and counts it; the next event it can write is preceded by
  * one SR_TRACE_LOST record that says how many went missing there.

@@ -33,9 +33,9 @@ struct sr_cq *sr_cq_create(struct sr_dev *dev, uint32_t cqe,
 	cq->dev = dev;
 	cq->notify = notify;
 	cq->notify_ctx = notify_ctx;
-	sr_lock_acquire(&dev->lock);
+	sr_dev_lock_all(dev);
 	dev->ncq++;
-	sr_lock_release(&dev->lock);
+	sr_dev_unlock_all(dev);
 	return cq;
 }
 
@@ -46,13 +46,13 @@ int sr_cq_destroy(struct sr_cq *cq)
 	if (cq == NULL)
 		return 0;
 	dev = cq->dev;
-	sr_lock_acquire(&dev->lock);
+	sr_dev_lock_all(dev);
 	if (cq->users != 0) {
-		sr_lock_release(&dev->lock);
+		sr_dev_unlock_all(dev);
 		return -EBUSY;
 	}
 	dev->ncq--;
-	sr_lock_release(&dev->lock);
+	sr_dev_unlock_all(dev);
 	sr_ring_fini(&cq->ring);
 	free(cq);
 	return 0;
@@ -67,12 +67,12 @@ int sr_cq_resize(struct sr_cq *cq, uint32_t cqe)
 		return -EINVAL;
 	if (sr_ring_init(&nr, cqe, cq->ring.stride) != 0)
 		return -ENOMEM;
-	/* the engine pushes under the device lock: hold it off meanwhile */
-	sr_lock_acquire(&cq->dev->lock);
+	/* the engine pushes under a lane lock: hold every lane off meanwhile */
+	sr_dev_lock_all(cq->dev);
 	cons = atomic_load_explicit(&cq->ring.cons, memory_order_relaxed);
 	n = atomic_load_explicit(&cq->ring.prod, memory_order_acquire) - cons;
 	if (n > nr.cap) {
-		sr_lock_release(&cq->dev->lock);
+		sr_dev_unlock_all(cq->dev);
 		sr_ring_fini(&nr);
 		return -EINVAL;
 	}
@@ -85,7 +85,7 @@ int sr_cq_resize(struct sr_cq *cq, uint32_t cqe)
 	cq->ring.cap = nr.cap;
 	atomic_store_explicit(&cq->ring.cons, 0, memory_order_relaxed);
 	atomic_store_explicit(&cq->ring.prod, n, memory_order_release);
-	sr_lock_release(&cq->dev->lock);
+	sr_dev_unlock_all(cq->dev);
 	sr_ring_fini(&old);
 	return 0;
 }
@@ -95,12 +95,22 @@ void *sr_cq_context(const struct sr_cq *cq)
 	return cq->notify_ctx;
 }
 
+/*
+ * The ring has one producer: with several lanes, QPs of two lanes may feed
+ * one CQ, so their pushes take its push lock (one lane: no lock, no cost).
+ */
 void sr_cq_push(struct sr_cq *cq, const struct sr_wc *wc, bool solicited)
 {
-	uint32_t prod = sr_ring_prod_peek(&cq->ring);
+	bool shared = cq->dev->nlanes > 1;
+	uint32_t prod;
 	int armed;
 
+	if (shared)
+		sr_lock_acquire(&cq->push_lock);
+	prod = sr_ring_prod_peek(&cq->ring);
 	if (sr_ring_free(&cq->ring, prod) == 0) {
+		if (shared)
+			sr_lock_release(&cq->push_lock);
 		sr_dev_count(cq->dev, SR_CNT_CQ_OVERFLOW, 1);
 		if (!atomic_exchange_explicit(&cq->overflow, true,
 					      memory_order_relaxed))
@@ -109,6 +119,8 @@ void sr_cq_push(struct sr_cq *cq, const struct sr_wc *wc, bool solicited)
 	}
 	memcpy(sr_ring_slot(&cq->ring, prod), wc, sizeof(*wc));
 	sr_ring_publish(&cq->ring, prod + 1);
+	if (shared)
+		sr_lock_release(&cq->push_lock);
 
 	armed = atomic_load_explicit(&cq->armed, memory_order_acquire);
 	if (armed == SR_CQ_ARM_NEXT ||

@@ -51,8 +51,8 @@ int sr_cq_poll(struct sr_cq *cq, int n, struct sr_wc *wc);
  * Remove the completions of QP number qpn that the CQ holds and the
  * consumer has not taken: a QP moved to RESET leaves nothing behind in its
  * CQs (as mlx4/mlx5 clean theirs), so a consumer that resets a QP in error
- * and uses it again does not poll the old flush errors.  The device lock
- * must be held (the engine cannot push meanwhile); the consumer may poll
+ * and uses it again does not poll the old flush errors.  Every lane lock
+ * must be held (no engine can push meanwhile); the consumer may poll
  * meanwhile, an entry it already took stays taken.  Returns how many.
  */
 unsigned int sr_cq_clean(struct sr_cq *cq, uint32_t qpn);

@@ -57,7 +57,7 @@ int sr_mcast_attach(struct sr_qp *qp, const uint8_t gid[16])
 	    !sr_gid_is_mcast(gid))
 		return -EINVAL;
 	dev = qp->dev;
-	sr_lock_acquire(&dev->lock);
+	sr_dev_lock_all(dev);
 	g = sr_mcast_find(dev, gid, NULL);
 	if (g == NULL) {
 		for (i = 0; i < SR_MAX_MCAST_GRP && dev->mcast[i]; i++)
@@ -79,7 +79,7 @@ int sr_mcast_attach(struct sr_qp *qp, const uint8_t gid[16])
 	g->qp[g->n++] = qp;
 	qp->nmcast++;
 out:
-	sr_lock_release(&dev->lock);
+	sr_dev_unlock_all(dev);
 	return rc;
 }
 
@@ -107,11 +107,11 @@ int sr_mcast_detach(struct sr_qp *qp, const uint8_t gid[16])
 	if (qp == NULL || gid == NULL)
 		return -EINVAL;
 	dev = qp->dev;
-	sr_lock_acquire(&dev->lock);
+	sr_dev_lock_all(dev);
 	g = sr_mcast_find(dev, gid, &slot);
 	if (g != NULL && (at = sr_mcast_qp_index(g, qp)) >= 0)
 		rc = sr_mcast_remove(dev, slot, at);
-	sr_lock_release(&dev->lock);
+	sr_dev_unlock_all(dev);
 	return rc;
 }
 
@@ -143,9 +143,9 @@ unsigned int sr_mcast_detach_all(struct sr_qp *qp, uint8_t left[][16])
 
 	if (qp == NULL || qp->nmcast == 0)
 		return 0;
-	sr_lock_acquire(&qp->dev->lock);
+	sr_dev_lock_all(qp->dev);
 	n = sr_mcast_leave(qp, left);
-	sr_lock_release(&qp->dev->lock);
+	sr_dev_unlock_all(qp->dev);
 	return n;
 }
 

@@ -76,7 +76,7 @@ int sr_mcast_detach(struct sr_qp *qp, const uint8_t gid[16]);
 unsigned int sr_mcast_detach_all(struct sr_qp *qp,
 				 uint8_t left[][16]);
 
-/* ---- inside lib, with dev->lock held ---- */
+/* ---- inside lib, with every lane lock held ---- */
 struct sr_dev;
 struct sr_pkt;
 

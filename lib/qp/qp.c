@@ -309,9 +309,9 @@ struct sr_qp *sr_qp_create(struct sr_dev *dev, struct sr_qp_init_attr *init)
 	qp->attr.max_dest_rd_atomic = 1;
 	atomic_store(&qp->state, SR_QPS_RESET);
 
-	sr_lock_acquire(&dev->lock);
+	sr_dev_lock_all(dev);
 	if (dev->nqp == dev->max_qp) {
-		sr_lock_release(&dev->lock);
+		sr_dev_unlock_all(dev);
 		goto out_free_res;
 	}
 	/* a free slot exists: nqp < max_qp */
@@ -330,7 +330,7 @@ struct sr_qp *sr_qp_create(struct sr_dev *dev, struct sr_qp_init_attr *init)
 		qp->srq->users++;
 	if (qp->xrcd)
 		qp->xrcd->users++;
-	sr_lock_release(&dev->lock);
+	sr_dev_unlock_all(dev);
 	if (qp->pd)
 		sr_pd_get(qp->pd);
 	qp->sport = sr_udp_sport(0, qp->qpn, qp->qpn);
@@ -356,7 +356,7 @@ int sr_qp_destroy(struct sr_qp *qp)
 	if (qp == NULL)
 		return 0;
 	dev = qp->dev;
-	sr_lock_acquire(&dev->lock);
+	sr_dev_lock_all(dev);
 	/*
 	 * The last message's ACK may still be coalescing: send it, or a peer
 	 * whose consumer destroys its QP right after the last receive
@@ -381,7 +381,7 @@ int sr_qp_destroy(struct sr_qp *qp)
 		qp->rcq->users--;
 	if (qp->srq)
 		qp->srq->users--;
-	sr_lock_release(&dev->lock);
+	sr_dev_unlock_all(dev);
 	/*
 	 * A shared device's daemon keeps this QP's peer until the QPN is
 	 * given a new one (or the process leaves): frames it queued before
@@ -459,7 +459,7 @@ static int sr_qp_check_attr(const struct sr_qp *qp,
 	return 0;
 }
 
-/* Enter ERR; flushing happens in the engine.  Caller holds dev->lock. */
+/* Enter ERR; flushing happens in the engine.  Caller holds its lane lock. */
 static void sr_qp_set_err(struct sr_qp *qp)
 {
 	atomic_store_explicit(&qp->state, SR_QPS_ERR, memory_order_release);
@@ -484,7 +484,7 @@ int sr_qp_modify(struct sr_qp *qp, const struct sr_qp_attr *attr,
 		if (ret != 0)
 			return ret;
 	}
-	sr_lock_acquire(&dev->lock);
+	sr_dev_lock_all(dev);
 	cur = sr_qp_state_get(qp);
 	if ((mask & SR_QP_CUR_STATE) && attr->cur_qp_state != cur) {
 		/* ibverbs lets cur_qp_state say SQE->RTS etc.; must match */
@@ -589,14 +589,14 @@ int sr_qp_modify(struct sr_qp *qp, const struct sr_qp_attr *attr,
 
 out_unlock:
 	sr_sched_kick(dev, qp);         /* a new state, new attributes */
-	sr_lock_release(&dev->lock);
+	sr_dev_unlock_all(dev);
 	return ret;
 }
 
 int sr_qp_query(struct sr_qp *qp, struct sr_qp_attr *attr,
 		struct sr_qp_init_attr *init)
 {
-	sr_lock_acquire(&qp->dev->lock);
+	sr_dev_lock_all(qp->dev);
 	if (attr != NULL) {
 		*attr = qp->attr;
 		attr->qp_state = sr_qp_state_get(qp);
@@ -621,7 +621,7 @@ int sr_qp_query(struct sr_qp *qp, struct sr_qp_attr *attr,
 		init->qp_type = qp->type;
 		init->sq_sig_all = qp->sq_sig_all;
 	}
-	sr_lock_release(&qp->dev->lock);
+	sr_dev_unlock_all(qp->dev);
 	return 0;
 }
 
@@ -776,19 +776,25 @@ out:
 	return ret;
 }
 
-/* Engine, or slow path under dev->lock. */
+/* Engine, or the slow path; lanes take turns at the ring's producer side. */
 void sr_qp_trace_emit(struct sr_qp *qp, enum sr_trace_kind kind, uint8_t p,
 		      uint16_t f, uint32_t a, uint32_t b, uint32_t c,
 		      uint32_t d)
 {
+	struct sr_dev *dev = qp->dev;
 	struct sr_trace_rec e = {
-		.t_ns = sr_dev_now(qp->dev), .qpn = qp->qpn,
+		.t_ns = sr_dev_now(dev), .qpn = qp->qpn,
 		.kind = (uint8_t)kind, .p = p, .f = f,
 		.a = a, .b = b, .c = c, .d = d,
 	};
 
-	if (qp->dev->trace != NULL)
-		sr_trace_put(qp->dev->trace, &e);
+	if (dev->trace == NULL)
+		return;
+	if (dev->nlanes > 1)
+		sr_lock_acquire(&dev->trace_lock);
+	sr_trace_put(dev->trace, &e);
+	if (dev->nlanes > 1)
+		sr_lock_release(&dev->trace_lock);
 }
 
 /* Engine. */

@@ -4,8 +4,10 @@
  *
  * Ownership of every field is by thread:
  *   poster   sq.prod, rq.prod (and the slots it writes)
- *   engine   req, comp, resp, cq ring prod, sq/rq/srq cons, counters
- *   slow     attr (under dev->lock, which the engine holds while running)
+ *   engine   req, comp, resp, cq ring prod, sq/rq/srq cons, counters: the
+ *            QP's lane (its lane lock held); a CQ or SRQ that QPs of
+ *            several lanes share takes its own lock for its ring's side
+ *   slow     attr (under every lane lock: no engine runs meanwhile)
  *   any      state (atomic: posters read it without the lock)
  */
 #ifndef SR_QP_QP_PRIV_H
@@ -36,6 +38,7 @@ struct sr_cq {
 	_Atomic int armed;
 	_Atomic bool overflow;
 	unsigned int users;           /* QPs using it (slow path) */
+	struct sr_lock push_lock;     /* its producers: lanes, when several */
 };
 
 struct sr_recv_wqe {
@@ -52,6 +55,7 @@ struct sr_srq {
 	uint32_t max_sge;
 	uint32_t srqn;                /* in dev->srqs */
 	_Atomic uint32_t limit;       /* 0: not armed */
+	struct sr_lock take_lock;     /* its consumers: lanes, when several */
 	unsigned int users;           /* QPs attached (not XRC targets) */
 	void *ctx;                    /* the consumer's, sr_srq_set_context */
 	struct sr_xrcd *xrcd;         /* XRC SRQ: its domain ... */
@@ -192,7 +196,7 @@ struct sr_qp {
 	bool flush_pending;           /* entered ERR: engine flushes */
 	bool sqd_event;               /* SQD: raise SQ_DRAINED when drained */
 	bool trace;                   /* events go to dev->trace (slow path
-					 sets it under dev->lock) */
+					 sets it under every lane lock) */
 
 	struct sr_qp_cap cap;
 	struct sr_ring sq;            /* struct sr_send_wqe slots */
@@ -260,7 +264,7 @@ void sr_qp_trace_emit(struct sr_qp *qp, enum sr_trace_kind kind, uint8_t p,
 
 /*
  * A trace event of this QP (core/trace.h: what p, f, a..d mean per kind).
- * Off: one predictable branch.  Called with dev->lock held.
+ * Off: one predictable branch.  Called with the QP's lane lock held.
  */
 static inline void sr_qp_trace(struct sr_qp *qp, enum sr_trace_kind kind,
 			       uint8_t p, uint16_t f, uint32_t a, uint32_t b,

@@ -43,14 +43,14 @@ static struct sr_srq *sr_srq_new(struct sr_dev *dev, struct sr_pd *pd,
 	srq->cq = cq;
 	srq->max_sge = attr->max_sge;
 	atomic_store(&srq->limit, attr->srq_limit);
-	sr_lock_acquire(&dev->lock);
+	sr_dev_lock_all(dev);
 	for (i = 0; i < SR_MAX_SRQ; i++) {
 		n = (dev->next_srqn + i) % SR_MAX_SRQ;
 		if (dev->srqs[n] == NULL)
 			break;
 	}
 	if (i == SR_MAX_SRQ) {
-		sr_lock_release(&dev->lock);
+		sr_dev_unlock_all(dev);
 		sr_ring_fini(&srq->ring);
 		free(srq);
 		return NULL;
@@ -63,7 +63,7 @@ static struct sr_srq *sr_srq_new(struct sr_dev *dev, struct sr_pd *pd,
 		xrcd->users++;
 		cq->users++;
 	}
-	sr_lock_release(&dev->lock);
+	sr_dev_unlock_all(dev);
 	sr_pd_get(pd);
 	return srq;
 }
@@ -85,8 +85,8 @@ struct sr_srq *sr_srq_create_xrc(struct sr_dev *dev, struct sr_pd *pd,
 
 /*
  * An XRC SRQ has no QP attached; the targets of its domain that last took
- * from it, or answer READs through its PD, forget it (under dev->lock,
- * which the engine holds): a message in progress there then fails at its
+ * from it, or answer READs through its PD, forget it (under every lane lock,
+ * one of which the engine holds): a message in progress there then fails at its
  * next packet, a READ response still to be sent with a remote access NAK.
  */
 static void sr_srq_forget_targets(struct sr_dev *dev, struct sr_srq *srq)
@@ -118,9 +118,9 @@ int sr_srq_destroy(struct sr_srq *srq)
 	if (srq == NULL)
 		return 0;
 	dev = srq->dev;
-	sr_lock_acquire(&dev->lock);
+	sr_dev_lock_all(dev);
 	if (srq->users != 0) {
-		sr_lock_release(&dev->lock);
+		sr_dev_unlock_all(dev);
 		return -EBUSY;
 	}
 	dev->srqs[srq->srqn - SR_SRQN_BASE] = NULL;
@@ -130,7 +130,7 @@ int sr_srq_destroy(struct sr_srq *srq)
 		srq->xrcd->users--;
 		srq->cq->users--;
 	}
-	sr_lock_release(&dev->lock);
+	sr_dev_unlock_all(dev);
 	sr_pd_put(srq->pd);
 	sr_ring_fini(&srq->ring);
 	free(srq);
@@ -197,29 +197,43 @@ int sr_srq_post_recv(struct sr_srq *srq, const struct sr_recv_wr *wr,
 	return ret;
 }
 
-/* Engine: take a WQE from an SRQ (limit event) or the QP's own RQ. */
+/*
+ * Engine: take a WQE from an SRQ (limit event) or the QP's own RQ.  An
+ * SRQ's ring has one consumer: with several lanes, QPs of two lanes may
+ * share it, so they take its lock (one lane: no lock).
+ */
 bool sr_qp_take_recv(struct sr_qp *qp, struct sr_recv_wqe *out)
 {
 	struct sr_ring *r = qp->srq ? &qp->srq->ring : &qp->rq;
-	uint32_t cons = sr_ring_cons_peek(r);
-	uint32_t avail = sr_ring_avail(r, cons);
+	bool shared = qp->srq != NULL && qp->dev->nlanes > 1;
+	uint32_t cons, avail;
 	struct sr_recv_wqe *w;
 
-	if (avail == 0)
+	if (shared)
+		sr_lock_acquire(&qp->srq->take_lock);
+	cons = sr_ring_cons_peek(r);
+	avail = sr_ring_avail(r, cons);
+	if (avail == 0) {
+		if (shared)
+			sr_lock_release(&qp->srq->take_lock);
 		return false;
+	}
 	w = sr_ring_slot(r, cons);
 	memcpy(out, w, sizeof(*w) + w->num_sge * sizeof(struct sr_sge));
 	sr_ring_release(r, cons + 1);
+	if (shared)
+		sr_lock_release(&qp->srq->take_lock);
 	if (qp->srq != NULL) {
 		uint32_t limit = atomic_load_explicit(&qp->srq->limit,
 						      memory_order_relaxed);
 
-		if (limit != 0 && avail - 1 < limit) {
-			atomic_store_explicit(&qp->srq->limit, 0,
-					      memory_order_relaxed);
+		/* disarmed once, by whichever lane sees it first */
+		if (limit != 0 && avail - 1 < limit &&
+		    atomic_compare_exchange_strong_explicit(
+				&qp->srq->limit, &limit, 0,
+				memory_order_relaxed, memory_order_relaxed))
 			sr_dev_event(qp->dev, SR_EVENT_SRQ_LIMIT_REACHED,
 				     qp->srq);
-		}
 	}
 	return true;
 }

@@ -19,9 +19,9 @@ struct sr_xrcd *sr_xrcd_alloc(struct sr_dev *dev)
 	if (x == NULL)
 		return NULL;
 	x->dev = dev;
-	sr_lock_acquire(&dev->lock);
+	sr_dev_lock_all(dev);
 	dev->nxrcd++;
-	sr_lock_release(&dev->lock);
+	sr_dev_unlock_all(dev);
 	return x;
 }
 
@@ -32,13 +32,13 @@ int sr_xrcd_dealloc(struct sr_xrcd *x)
 	if (x == NULL)
 		return 0;
 	dev = x->dev;
-	sr_lock_acquire(&dev->lock);
+	sr_dev_lock_all(dev);
 	if (x->users != 0) {
-		sr_lock_release(&dev->lock);
+		sr_dev_unlock_all(dev);
 		return -EBUSY;
 	}
 	dev->nxrcd--;
-	sr_lock_release(&dev->lock);
+	sr_dev_unlock_all(dev);
 	free(x);
 	return 0;
 }

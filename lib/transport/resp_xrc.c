@@ -56,7 +56,7 @@ int sr_resp_read_send(struct sr_qp *qp, const struct sr_resp_res *r,
 
 	if (qp->type != SR_QPT_XRC_RECV)
 		return sr_tx_send(qp, b, src, len);
-	/* the engine holds dev->lock: nobody sees the PD swapped */
+	/* the engine holds the QP's lane lock: nobody sees the PD swapped */
 	qp->pd = r->srq != NULL ? r->srq->pd : NULL;
 	ret = sr_tx_send(qp, b, src, len);
 	qp->pd = pd;

@@ -17,7 +17,7 @@ static struct sr_ndk_cq *sr_ndk_cq_of(NDK_CQ *p)
 	return (struct sr_ndk_cq *)p;
 }
 
-/* The engine runs this (device lock held): hand the callback over. */
+/* The engine runs this (a lane lock held): hand the callback over. */
 static void sr_ndk_cq_engine_notify(struct sr_cq *cq, void *ctx)
 {
 	struct sr_ndk_cq *c = ctx;
