@@ -182,6 +182,7 @@ static bool sr_pkt_from_peer(const struct sr_dev *dev, const struct sr_qp *qp,
  * (a multicast frame fans out to QPs of any lane).
  */
 #define SR_RX_ALL_LANES UINT32_MAX
+#define SR_RX_NO_LANE   SR_DEV_LANES_MAX    /* none held yet */
 
 static uint32_t sr_dev_rx_lane(const struct sr_dev *dev,
 			       const struct sr_pkt *pkt)
@@ -269,7 +270,7 @@ void sr_dev_rx_burst(void *ctx, const struct sr_link_frame *frames,
 		     unsigned int n)
 {
 	struct sr_dev *dev = ctx;
-	uint32_t held = SR_DEV_LANES_MAX;       /* none */
+	uint32_t held = SR_RX_NO_LANE;
 
 	for (unsigned int i = 0; i < n; i++) {
 		enum sr_parse_result r;
@@ -289,7 +290,7 @@ void sr_dev_rx_burst(void *ctx, const struct sr_link_frame *frames,
 		}
 		want = sr_dev_rx_lane(dev, &pkt);
 		if (want != held) {
-			if (held != SR_DEV_LANES_MAX)
+			if (held != SR_RX_NO_LANE)
 				sr_dev_rx_unlock(dev, held);
 			if (want == SR_RX_ALL_LANES)
 				sr_dev_lock_all(dev);
@@ -299,7 +300,7 @@ void sr_dev_rx_burst(void *ctx, const struct sr_link_frame *frames,
 		}
 		sr_dev_rx_one(dev, &pkt);
 	}
-	if (held != SR_DEV_LANES_MAX)
+	if (held != SR_RX_NO_LANE)
 		sr_dev_rx_unlock(dev, held);
 }
 
