@@ -4,6 +4,8 @@
  * initialisation of the process.
  */
 #include <errno.h>
+#include <time.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -160,6 +162,24 @@ static int sr_eal_args(const struct sr_pmd_config *cfg, char **argv,
  */
 static char sr_eal_log[4096];
 
+/*
+ * After a successful start, what the EAL logged goes to stderr, but for
+ * the note that one hugepage size has no free pages: with 2 MiB pages
+ * reserved and no 1 GiB ones, every start said so.
+ */
+static void sr_eal_log_replay(void)
+{
+	for (char *line = sr_eal_log; *line != '\0';) {
+		size_t n = strcspn(line, "\n");
+
+		if (!(strstr(line, "No free ") != NULL &&
+		      strstr(line, " hugepages reported") != NULL &&
+		      strstr(line, " hugepages reported") < line + n))
+			fprintf(stderr, "%.*s\n", (int)n, line);
+		line += n + (line[n] == '\n');
+	}
+}
+
 static int sr_eal_quiet_init(int argc, char **argv)
 {
 	static FILE *log;
@@ -195,8 +215,8 @@ static int sr_eal_quiet_init(int argc, char **argv)
 		close(errfd);
 	}
 	rte_openlog_stream(NULL);
-	if (rc >= 0 && sr_eal_log[0])
-		fputs(sr_eal_log, stderr);
+	if (rc >= 0)
+		sr_eal_log_replay();
 	return rc;
 }
 
@@ -215,6 +235,57 @@ static const char *sr_eal_log_first(void)
 	return line[0] ? line : rte_strerror(rte_errno);
 }
 
+/*
+ * Whether a memif server listens on the port string's socket: its path
+ * (socket=, else memif's default) among the host's unix sockets, with an
+ * '@' in front when abstract (memif's default).  Looked up, not connected
+ * to, so the server sees nothing.
+ */
+static bool sr_eal_memif_server_up(const char *port)
+{
+	const char *s = strstr(port, "socket=");
+	char want[160], line[512];
+	bool found = false;
+	size_t n;
+	FILE *f;
+
+	s = s != NULL ? s + strlen("socket=") : "/run/memif.sock";
+	n = strcspn(s, ",");
+	if (snprintf(want, sizeof(want), "%s%.*s",
+		     strstr(port, "socket-abstract=no") ? "" : "@", (int)n,
+		     s) >= (int)sizeof(want))
+		return true;              /* cannot tell: do not wait */
+	f = fopen("/proc/net/unix", "r");
+	if (f == NULL)
+		return true;
+	while (!found && fgets(line, sizeof(line), f) != NULL) {
+		char *path = strrchr(line, ' ');
+
+		line[strcspn(line, "\n")] = '\0';
+		found = path != NULL && strcmp(path + 1, want) == 0;
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * A memif client in zero-copy mode that comes up before its server never
+ * connects (DPDK 22.11: the server's mmap of the client's memory fails
+ * with ENODEV on every attempt), so it waits for the server's socket, up
+ * to 15 s, before the EAL probes the port.
+ */
+static void sr_eal_memif_zc_wait(const char *port)
+{
+	const struct timespec nap = { .tv_nsec = 50 * 1000 * 1000 };
+
+	if (strncmp(port, "net_memif", 9) != 0 ||
+	    strstr(port, "role=client") == NULL ||
+	    strstr(port, "zero-copy=yes") == NULL)
+		return;
+	for (int i = 0; i < 300 && !sr_eal_memif_server_up(port); i++)
+		nanosleep(&nap, NULL);
+}
+
 int sr_eal_init(const struct sr_pmd_config *cfg, char *err, size_t errlen)
 {
 	char *argv[SR_EAL_ARGV_MAX] = { 0 }, *copy[SR_EAL_ARGV_MAX];
@@ -228,6 +299,7 @@ int sr_eal_init(const struct sr_pmd_config *cfg, char *err, size_t errlen)
 		goto out_free;
 	}
 	memcpy(copy, argv, sizeof(copy));   /* rte_eal_init permutes */
+	sr_eal_memif_zc_wait(cfg->port);
 	if (getenv("SROCE_EAL_DEBUG")) {
 		for (int i = 0; i < argc; i++)
 			fprintf(stderr, "%s ", argv[i]);
