@@ -11,6 +11,12 @@
  *   idle_cost    with 500 idle connected QPs, a round of a busy QP has
  *                only that QP on its ready list; once everything is ACKed
  *                and the timers ran out, nothing is scheduled at all.
+ *   destroyed_while_scheduled
+ *                half of 500 QPs destroyed with their retransmit timers
+ *                armed and their kicks pending, new QPs created in their
+ *                slots (the same QPNs) while the stale entries are still
+ *                in the heaps: the survivors' and the newcomers' WRITEs
+ *                all complete with their data, nothing else runs.
  */
 #include <string.h>
 
@@ -51,19 +57,25 @@ static void pair_up(struct h_pair *p, struct sr_qp *a, struct sr_qp *b)
 	p->n[1].qp = s1;
 }
 
-static void setup_many(struct h_pair *p)
+static void setup_many_max(struct h_pair *p, uint32_t max_qp)
 {
 	struct h_opts o;
 
 	h_default_opts(&o, SR_QPT_RC);
 	o.buflen = 1u << 20;
 	o.cqe = 4096;
+	o.max_qp[0] = max_qp;
 	h_pair_init(p, &o);
 	for (int k = 0; k < NQP; k++) {
 		qa[k] = mk_qp(p, 0);
 		qb[k] = mk_qp(p, 1);
 		pair_up(p, qa[k], qb[k]);
 	}
+}
+
+static void setup_many(struct h_pair *p)
+{
+	setup_many_max(p, 0);
 }
 
 static void teardown_many(struct h_pair *p)
@@ -146,6 +158,63 @@ START_TEST(test_idle_cost)
 }
 END_TEST
 
+START_TEST(test_destroyed_while_scheduled)
+{
+	static struct sr_wc wc[NQP];
+	struct h_pair p;
+	bool seen[NQP] = { false };
+	uint32_t ready, timers, qpn[NQP];
+	int got;
+
+	/* node 0 holds exactly its QPs: a new one must take a freed slot */
+	setup_many_max(&p, NQP + 1);
+	for (int k = 0; k < NQP; k++) {
+		memset(p.n[0].buf + k * LEN, 0x40 + k % 64, LEN);
+		qpn[k] = sr_qp_num(qa[k]);
+	}
+	sim_set_cfg(p.net, &(struct sim_cfg){ .loss_ppm = 1000000, .delay_ns = 1000 });
+	for (int k = 0; k < NQP; k++)
+		post_write(&p, k);
+	for (int i = 0; i < 50; i++)
+		sim_step_frames(p.net);
+	sr_dev_sched_stats(p.n[0].dev, &ready, &timers);
+	ck_assert_uint_ge(ready + timers, NQP);     /* all of them pending */
+	for (int k = 0; k < NQP; k += 2) {
+		ck_assert_int_eq(sr_qp_destroy(qa[k]), 0);
+		qa[k] = NULL;
+	}
+	sr_dev_poll(p.n[0].dev, 16);                /* meets stale entries */
+	for (int k = 0; k < NQP; k += 2) {
+		struct sr_qp *s1 = p.n[1].qp, *s0 = p.n[0].qp;
+
+		qa[k] = mk_qp(&p, 0);
+		ck_assert_uint_eq(sr_qp_num(qa[k]), qpn[k]);   /* its slot */
+		p.n[0].qp = qa[k];                  /* towards the old peer */
+		p.n[1].qp = qb[k];
+		h_connect(&p, 0);
+		p.n[0].qp = s0;
+		p.n[1].qp = s1;
+		memset(p.n[0].buf + k * LEN, 0x80 + k % 64, LEN);
+		post_write(&p, k);
+	}
+	sim_set_cfg(p.net, &(struct sim_cfg){ .delay_ns = 1000 });
+	got = h_wait_cq(&p, p.n[0].scq, wc, NQP, 10000000);
+	ck_assert_int_eq(got, NQP);
+	for (int i = 0; i < NQP; i++) {
+		ck_assert_int_eq(wc[i].status, SR_WC_SUCCESS);
+		ck_assert_uint_lt(wc[i].wr_id, NQP);
+		ck_assert(!seen[wc[i].wr_id]);
+		seen[wc[i].wr_id] = true;
+	}
+	ck_assert_mem_eq(p.n[1].buf, p.n[0].buf, NQP * LEN);
+	h_settle(&p);
+	ck_assert_int_eq(sr_cq_poll(p.n[0].scq, NQP, wc), 0);  /* no more */
+	sr_dev_sched_stats(p.n[0].dev, &ready, &timers);
+	ck_assert_uint_eq(ready, 0);
+	teardown_many(&p);
+}
+END_TEST
+
 static Suite *sched_suite(void)
 {
 	Suite *s = suite_create("transport_sched");
@@ -154,6 +223,7 @@ static Suite *sched_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_many_timers);
 	tcase_add_test(tc, test_idle_cost);
+	tcase_add_test(tc, test_destroyed_while_scheduled);
 	suite_add_tcase(s, tc);
 	return s;
 }
