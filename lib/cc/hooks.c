@@ -30,7 +30,7 @@ void sr_cc_rx_ce(struct sr_qp *qp, const struct sr_pkt *ce)
 	    now - qp->cc_last_cnp_ns < dev->cc.min_time_between_cnps * US)
 		return;
 	sr_cnp_describe(&b, ce, qp->attr.dest_qp_num, (uint8_t)dev->cc.cnp_dscp);
-	b.ip_id = sr_dev_lane_of(dev, qp->qpn)->ip_id++;
+	b.ip_id = qp->lane->ip_id++;
 	if (b.vlan)
 		b.vlan_tci = (uint16_t)((b.vlan_tci & 0x0fff) |
 					dev->cc.cnp_802p_prio << 13);

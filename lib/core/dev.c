@@ -420,7 +420,7 @@ unsigned int sr_dev_poll_shard(struct sr_dev *dev, unsigned int budget,
 		w = sr_dev_visit(dev, qp, budget, now);
 		work += w;
 		sr_sched_done(dev, sh, qp,
-			      w > 0 || sr_dev_lane_of(dev, qp->qpn)->tx_blocked,
+			      w > 0 || qp->lane->tx_blocked,
 			      now, sr_dev_qp_timer(qp, now));
 	}
 out:
@@ -477,6 +477,10 @@ void sr_dev_counters(const struct sr_dev *dev, uint64_t out[SR_CNT_MAX])
 
 	for (i = 0; i < SR_CNT_MAX; i++)
 		out[i] = atomic_load_explicit(&dev->cnt[i], memory_order_relaxed);
+	for (unsigned int k = 0; k < dev->nlanes; k++)
+		for (i = 0; i < SR_CNT_MAX; i++)
+			out[i] += atomic_load_explicit(&dev->lane[k].cnt[i],
+						       memory_order_relaxed);
 }
 
 void sr_dev_parse_drops(const struct sr_dev *dev, uint64_t out[SR_PARSE_MAX])

@@ -26,6 +26,8 @@ struct sr_dev_lane {
 	_Alignas(64) struct sr_lock lock;
 	uint16_t ip_id;                /* IPv4 ID of the lane's next packet */
 	bool tx_blocked;               /* the link refused a frame this round */
+	sr_counter_t cnt[SR_CNT_MAX];  /* its QPs' counts (sr_qp_count): one
+					* writer, summed by sr_dev_counters */
 };
 
 struct sr_dev {
@@ -76,7 +78,7 @@ struct sr_dev {
 	struct sr_sched_shard *sched[SR_SCHED_SHARDS];
 	uint64_t sched_sweep_ns;
 
-	sr_counter_t cnt[SR_CNT_MAX];
+	sr_counter_t cnt[SR_CNT_MAX];  /* the device's own (sr_dev_count) */
 	sr_counter_t parse_drop[SR_PARSE_MAX];
 };
 

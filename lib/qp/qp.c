@@ -321,6 +321,7 @@ struct sr_qp *sr_qp_create(struct sr_dev *dev, struct sr_qp_init_attr *init)
 	dev->next_qpn = (qpn + 1) % dev->max_qp;
 	dev->qps[qpn] = qp;
 	qp->qpn = qpn + dev->qpn_base;
+	qp->lane = sr_dev_lane_of(dev, qp->qpn);
 	dev->nqp++;
 	if (qp->scq)
 		qp->scq->users++;

@@ -175,6 +175,8 @@ struct sr_qp {
 	uint64_t sched_at;            /* its entry in the engine's timer heap
 				       * (core/sched.h), 0: none */
 	enum sr_qp_type type;
+	struct sr_dev_lane *lane;     /* its lane's share of the device
+				       * (by QPN, set at create) */
 	void *ctx;
 	struct sr_pd *pd;
 	struct sr_cq *scq;
@@ -239,10 +241,12 @@ static inline enum sr_qp_state sr_qp_state_get(const struct sr_qp *qp)
 						      memory_order_acquire);
 }
 
+/* The QP's count and its lane's share of the device's (lanes write their
+ * own: a plain store, no locked add per packet). */
 static inline void sr_qp_count(struct sr_qp *qp, enum sr_counter c, uint64_t n)
 {
 	sr_counter_add(&qp->cnt[c], n);
-	sr_counter_add(&qp->dev->cnt[c], n);
+	sr_counter_add(&qp->lane->cnt[c], n);
 }
 
 static inline struct sr_send_wqe *sr_sq_wqe(const struct sr_qp *qp,

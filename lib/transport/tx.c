@@ -46,7 +46,7 @@ void sr_tx_prepare(struct sr_qp *qp, struct sr_build *b,
 	b->tclass = dev->ecn ? (uint8_t)((av->tclass & ~3u) | dev->ecn) : av->tclass;
 	b->hop_limit = av->hop_limit ? av->hop_limit : 64;
 	b->flow_label = av->flow_label;
-	b->ip_id = sr_dev_lane_of(dev, qp->qpn)->ip_id++;
+	b->ip_id = qp->lane->ip_id++;
 	b->ip_df = true;
 	b->sport = qp->sport;
 	b->udp_csum = 0;
@@ -119,7 +119,7 @@ int sr_tx_send(struct sr_qp *qp, const struct sr_build *b,
 	if (buf == NULL) {
 		sr_qp_count(qp, SR_CNT_TX_NOBUF, 1);
 		/* the engine keeps the lane's QPs ready */
-		sr_dev_lane_of(dev, qp->qpn)->tx_blocked = true;
+		qp->lane->tx_blocked = true;
 		return -EAGAIN;
 	}
 	off = sr_build_hdrs(buf, flen, b, len, &pkt);

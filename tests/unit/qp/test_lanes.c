@@ -305,12 +305,32 @@ static void net_start(struct lnet *net, uint32_t loss_ppm,
 		}
 }
 
-static void net_stop(struct lnet *net)
+static void net_halt(struct lnet *net)
 {
-	atomic_store(&net->stop, true);
+	if (atomic_exchange(&net->stop, true))
+		return;
 	for (int i = 0; i < 2; i++)
 		for (int l = 0; l < LANES; l++)
 			pthread_join(net->th[i][l], NULL);
+}
+
+/* The device's count of c is the sum of its QPs' (lanes count their own). */
+static void check_counts_add_up(struct lnode *n, enum sr_counter c)
+{
+	uint64_t dev[SR_CNT_MAX], qp[SR_CNT_MAX], sum = 0;
+
+	for (int k = 0; k < NQP; k++) {
+		sr_qp_counters(n->qp[k], qp);
+		sum += qp[c];
+	}
+	sr_dev_counters(n->dev, dev);
+	ck_assert_uint_gt(sum, 0);
+	ck_assert_uint_eq(dev[c], sum);
+}
+
+static void net_stop(struct lnet *net)
+{
+	net_halt(net);
 	for (int i = 0; i < 2; i++) {
 		struct lnode *n = &net->n[i];
 
@@ -444,6 +464,11 @@ START_TEST(test_lanes_share_cq_srq)
 	}
 	ck_assert_uint_gt(atomic_load(&net.lost), 0);   /* it was lossy */
 	ck_assert_uint_eq(atomic_load(&a->events[SR_EVENT_CQ_ERR]), 0);
+	net_halt(&net);
+	for (int i = 0; i < 2; i++) {
+		check_counts_add_up(&net.n[i], SR_CNT_RX_PKTS);
+		check_counts_add_up(&net.n[i], SR_CNT_TX_PKTS);
+	}
 	net_stop(&net);
 }
 END_TEST
