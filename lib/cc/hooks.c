@@ -55,6 +55,7 @@ void sr_cc_rx_cnp(struct sr_qp *qp)
 		return;
 	}
 	sr_dcqcn_on_cnp(&qp->cc_rp, sr_dev_now(dev));
+	qp->cc_quiet = false;
 	sr_qp_count(qp, SR_CNT_CNP_RCVD, 1);
 }
 
@@ -104,11 +105,15 @@ static void sr_cc_set_ackreq(struct sr_qp *qp, uint64_t rate)
 unsigned int sr_cc_req_budget(struct sr_qp *qp, unsigned int budget,
 			      uint64_t now)
 {
-	uint64_t rate = 0, n, limit = sr_cc_limit(qp);
+	uint64_t rate = 0, n, limit;
 
+	if (qp->cc_quiet)
+		return budget;
+	limit = sr_cc_limit(qp);
 	if (qp->cc_rp.line_bps == 0 && limit == 0) {
 		qp->cc_paced = false;          /* no CNP ever, no limit */
 		qp->cc_ackreq_every = 0;
+		qp->cc_quiet = true;           /* until a CNP or a modify */
 		return budget;
 	}
 	if (qp->cc_rp.line_bps != 0) {
@@ -142,7 +147,7 @@ unsigned int sr_cc_req_budget(struct sr_qp *qp, unsigned int budget,
 
 void sr_cc_req_sent(struct sr_qp *qp, uint64_t bytes, uint64_t now)
 {
-	if (bytes == 0)
+	if (bytes == 0 || qp->cc_quiet)
 		return;
 	if (qp->cc_rp.line_bps != 0)
 		sr_dcqcn_on_tx(&qp->cc_rp, bytes, now);
@@ -152,7 +157,8 @@ void sr_cc_req_sent(struct sr_qp *qp, uint64_t bytes, uint64_t now)
 
 uint64_t sr_cc_next_timer(struct sr_qp *qp, uint64_t now)
 {
-	if (!qp->cc_paced || sr_pacer_ready(&qp->cc_pacer, now))
+	if (qp->cc_quiet || !qp->cc_paced ||
+	    sr_pacer_ready(&qp->cc_pacer, now))
 		return UINT64_MAX;
 	return sr_pacer_next(&qp->cc_pacer, now) - now;
 }
@@ -163,6 +169,7 @@ int sr_qp_set_rate_limit(struct sr_qp *qp, uint64_t bps)
 		return -EINVAL;
 	sr_dev_lock_all(qp->dev);
 	qp->cc_limit_bps = bps;
+	qp->cc_quiet = false;
 	sr_sched_kick(qp->dev, qp);
 	sr_dev_unlock_all(qp->dev);
 	return 0;

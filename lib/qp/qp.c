@@ -486,6 +486,7 @@ int sr_qp_modify(struct sr_qp *qp, const struct sr_qp_attr *attr,
 			return ret;
 	}
 	sr_dev_lock_all(dev);
+	qp->cc_quiet = false;        /* the AV's static rate may change */
 	cur = sr_qp_state_get(qp);
 	if ((mask & SR_QP_CUR_STATE) && attr->cur_qp_state != cur) {
 		/* ibverbs lets cur_qp_state say SQE->RTS etc.; must match */

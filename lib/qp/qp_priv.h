@@ -175,6 +175,10 @@ struct sr_qp {
 	uint64_t sched_at;            /* its entry in the engine's timer heap
 				       * (core/sched.h), 0: none */
 	enum sr_qp_type type;
+	bool cc_quiet;                /* congestion control has nothing to do:
+				       * no CNP came, no rate limit (cc/hooks.c;
+				       * here, in the line every visit reads,
+				       * for thousands of cold QPs) */
 	struct sr_dev_lane *lane;     /* its lane's share of the device
 				       * (by QPN, set at create) */
 	void *ctx;
