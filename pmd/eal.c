@@ -4,13 +4,13 @@
  * initialisation of the process.
  */
 #include <errno.h>
-#include <time.h>
-#include <stdbool.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
