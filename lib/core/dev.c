@@ -404,9 +404,11 @@ unsigned int sr_dev_poll_shard(struct sr_dev *dev, unsigned int budget,
 	}
 	/* Only the QPs that may have work (sched.h). */
 	sr_sched_gather(dev, sh, shard, now);
-	for (i = 0; i < dev->nlanes; i++)
-		if (all || &dev->lane[i] == lane)
+	if (all)
+		for (i = 0; i < dev->nlanes; i++)
 			dev->lane[i].tx_blocked = false;
+	else
+		lane->tx_blocked = false;
 	n = sh->nready;
 	sh->nready = 0;
 	for (i = 0; i < n; i++) {
