@@ -16,6 +16,9 @@
 #      (bench/suite/hostnic_bench.sh);
 #   2d. congestion control: 2 sender processes, 2 and 4 QPs, through the
 #      test switch bneck, CC on and off (bench/suite/cc_bench.sh);
+#   2e. the round-two goals as pairs of runs back to back: the raw memif
+#      link, then sroce and the drop-in on it, with the cache line's time
+#      between the CPUs (bench/suite/paired_bench.sh);
 #   3. progress modes: inline, dedicated with 1 and with 2 engine lcores
 #      per device (WRITE, 1 and 4 QPs);
 #   4. Debian's unmodified perftest on the drop-in libibverbs;
@@ -23,7 +26,7 @@
 #   6. where the time goes: perf profiles of WRITE 64 B and 4 KiB (when
 #      perf works here);
 # then bench/suite/report.py writes bench-results/results.{txt,json,csv}
-# and bandwidth.png.  About 11 minutes on 2 cores.  Prints figures, never
+# and bandwidth.png.  About 13 minutes on 2 cores.  Prints figures, never
 # asserts timing.  SROCE_BENCH_QUICK=1: fewer points (a tooling check);
 # SROCE_BENCH_OUT: where the results go; SROCE_BENCH_COMMIT: the label of
 # the sources when they are not a git checkout; SROCE_BENCH_MAX_LOAD: wait
@@ -167,6 +170,14 @@ CC_SECONDS=$([ "$quick" = 1 ] && echo 3 || echo 6) \
 	echo "sroce: congestion-control benchmark failed (see $raw/cc-bench.txt)"
 
 link_memif $((rep + 1)) $((2 * rep))
+
+# ---- 2e. the round-two goals from pairs of runs, the raw link and sroce
+# back to back: this kind of VM changes speed by up to 3x from one minute
+# to the next (docs/performance.md, "Paired runs") ----
+step "paired runs: raw link, then sroce, $((rep + 2)) times (load $(load))"
+sh bench/suite/paired_bench.sh "$build" "$raw" $((rep + 2)) $secs \
+	> "$raw/paired.txt" 2>&1 ||
+	echo "sroce: paired benchmark failed (see $raw/paired.txt)"
 
 # ---- 3. progress modes ----
 for mode in dedicated-1 dedicated-2; do

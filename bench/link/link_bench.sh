@@ -3,6 +3,7 @@
 # link_bench.sh LINK_BENCH [memif|af_packet ...] — raw link figures between
 # two processes, one core each: net_memif on a private socket, and
 # net_af_packet on a veth pair in a network namespace made and deleted here.
+# LINK_SECONDS: seconds per frame size (default 1).
 set -u
 . "$(dirname "$0")/../../scripts/veth.sh"
 bin=$1
@@ -18,7 +19,8 @@ run_pair() {   # run_pair NAME CONF_A CONF_B [NETNS]
 	SROCE_CONFIG=$2 $pre timeout 120 "$bin" rx > "$tmp/rx.log" 2>&1 &
 	rxpid=$!
 	sleep 0.5
-	SROCE_CONFIG=$3 $pre timeout 120 "$bin" tx --peer "$5" > "$tmp/tx.log" 2>&1
+	SROCE_CONFIG=$3 $pre timeout 120 "$bin" tx --peer "$5" \
+		--seconds "${LINK_SECONDS:-1}" > "$tmp/tx.log" 2>&1
 	wait $rxpid
 	echo "== $1 =="
 	grep -v "mp action callback" "$tmp/rx.log"

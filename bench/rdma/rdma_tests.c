@@ -619,12 +619,13 @@ static int rb_lat_tests(struct rb *b)
 {
 	static const enum sr_wr_opcode ops[3] = { SR_WR_RDMA_WRITE,
 		SR_WR_RDMA_READ, SR_WR_SEND };
+	static const char *const names[3] = { "write", "read", "send" };
 	static const uint32_t sizes[2] = { 64, 4096 };
 
 	printf("%-6s %8s %12s %12s  (%u iterations; WRITE/SEND: half round trip)\n",
 	       "op", "size", "median us", "p99 us", b->lat_iters);
 	for (int o = 0; o < 3; o++)
-		for (int s = 0; s < 2; s++) {
+		for (int s = 0; s < 2 && wanted(b->ops, names[o]); s++) {
 			double med, p99;
 
 			if (rb_lat_run(b, ops[o], sizes[s], &med, &p99))

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sroce-bench-c2c — how long one cache line takes to go from one CPU to
+ * another: two threads, each pinned to one of two CPUs, hand a counter
+ * back and forth; half of the mean round trip is printed.
+ *
+ * Every frame between two processes on one host crosses cores this way
+ * (a memif ring's descriptors, its buffers, its head and tail), so a raw
+ * link's round trip is a few of these, and so is most of a small RDMA
+ * message's.  On a VM whose virtual CPUs the host moves, the figure can
+ * change from one minute to the next (on the VMs sroce is measured on:
+ * about 55 ns or about 215 ns), and every latency and small-message
+ * figure moves with it: scripts/bench.sh prints it beside each pair of
+ * runs it compares (docs/performance.md, "Paired runs").
+ *
+ *   sroce-bench-c2c [--cpus A,B] [--trips N]
+ *
+ * Default CPUs: the first two this process may run on.  Prints a line and
+ * one JSON record; asserts nothing.
+ */
+#include <getopt.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+struct c2c {
+	_Alignas(64) volatile uint64_t line;   /* the line that travels */
+	_Alignas(64) uint64_t trips;
+	volatile int failed;                   /* the answering side's pin */
+	int cpu[2];
+};
+
+static int pin(int cpu)
+{
+	cpu_set_t s;
+
+	CPU_ZERO(&s);
+	CPU_SET(cpu, &s);
+	return pthread_setaffinity_np(pthread_self(), sizeof(s), &s);
+}
+
+static inline void relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/* The answering side: odd values in, the next even value back. */
+static void *c2c_answer(void *arg)
+{
+	struct c2c *c = arg;
+
+	if (pin(c->cpu[1]) != 0) {
+		c->failed = 1;
+		return NULL;
+	}
+	for (uint64_t i = 1; i <= c->trips; i++) {
+		while (c->line != 2 * i - 1)
+			relax();
+		c->line = 2 * i;
+	}
+	return NULL;
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* The first two CPUs this process may use; -1 when fewer than two. */
+static int allowed_pair(int cpu[2])
+{
+	cpu_set_t s;
+	int n = 0;
+
+	if (sched_getaffinity(0, sizeof(s), &s) != 0)
+		return -1;
+	for (int i = 0; i < CPU_SETSIZE && n < 2; i++)
+		if (CPU_ISSET(i, &s))
+			cpu[n++] = i;
+	return n == 2 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "trips", required_argument, NULL, 'n' },
+		{ 0 },
+	};
+	static struct c2c c = { .trips = 200000 };
+	pthread_t t;
+	double t0, t1;
+	int o;
+
+	if (allowed_pair(c.cpu) != 0) {
+		fprintf(stderr, "sroce-bench-c2c: needs two CPUs\n");
+		return 77;
+	}
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (o) {
+		case 'c':
+			if (sscanf(optarg, "%d,%d", &c.cpu[0], &c.cpu[1]) != 2 ||
+			    c.cpu[0] == c.cpu[1])
+				goto usage;
+			break;
+		case 'n':
+			c.trips = strtoull(optarg, NULL, 0);
+			if (c.trips == 0 || c.trips > 100000000)
+				goto usage;
+			break;
+		default:
+			goto usage;
+		}
+	}
+	if (pin(c.cpu[0]) != 0) {
+		fprintf(stderr, "sroce-bench-c2c: cannot run on CPU %d\n",
+			c.cpu[0]);
+		return 1;
+	}
+	if (pthread_create(&t, NULL, c2c_answer, &c) != 0)
+		return 1;
+	t0 = now_ns();
+	for (uint64_t i = 1; i <= c.trips; i++) {
+		c.line = 2 * i - 1;
+		while (c.line != 2 * i && !c.failed)
+			relax();
+		if (c.failed)
+			break;
+	}
+	t1 = now_ns();
+	if (pthread_join(t, NULL) != 0 || c.failed) {
+		fprintf(stderr, "sroce-bench-c2c: cannot run on CPU %d\n",
+			c.cpu[1]);
+		return 1;
+	}
+	printf("cache line CPU %d -> CPU %d: %.1f ns one way (%llu round trips)\n",
+	       c.cpu[0], c.cpu[1], (t1 - t0) / (double)c.trips / 2,
+	       (unsigned long long)c.trips);
+	printf("{\"bench\":\"c2c\",\"cpus\":[%d,%d],\"one_way_ns\":%.1f}\n",
+	       c.cpu[0], c.cpu[1], (t1 - t0) / (double)c.trips / 2);
+	return 0;
+usage:
+	fprintf(stderr, "usage: sroce-bench-c2c [--cpus A,B] [--trips N]\n");
+	return 2;
+}
