@@ -22,9 +22,10 @@ uint32_t sr_build_frame_len(const struct sr_build *b, uint32_t payload_len)
 {
 	const struct sr_opcode_info *op = sr_opcode_info(b->opcode);
 	uint32_t pad = (4 - (payload_len & 3)) & 3;
+	uint32_t l4 = b->tmpl != NULL ? b->tmpl->l4
+				      : sr_build_l2_len(b) + sr_build_l3_len(b);
 
-	return sr_build_l2_len(b) + sr_build_l3_len(b) +
-	       (uint32_t)sizeof(struct sr_udp) + (op ? op->hdr_len : 0) +
+	return l4 + (uint32_t)sizeof(struct sr_udp) + (op ? op->hdr_len : 0) +
 	       payload_len + pad + SR_ICRC_LEN;
 }
 
@@ -126,30 +127,64 @@ static void sr_build_ext(uint8_t *bth, const uint8_t off[SR_EXT_MAX],
 		sr_put_be32(bth + off[SR_EXT_IETH], b->ieth_rkey);
 }
 
-/* whole: cap must hold the frame (payload after the headers), not just them */
-static int sr_build_hdrs_(uint8_t *buf, uint32_t cap, const struct sr_build *b,
-			  uint32_t payload_len, struct sr_pkt *pkt, bool whole)
+void sr_build_tmpl_init(struct sr_build_tmpl *t, const struct sr_build *b)
 {
-	const struct sr_opcode_info *op = sr_opcode_info(b->opcode);
-	struct sr_pkt local;
-	uint32_t l2 = sr_build_l2_len(b), l3 = sr_build_l3_len(b);
-	uint32_t pad = (4 - (payload_len & 3)) & 3;
-	uint32_t udp_len, flen;
-	uint8_t *p;
+	struct sr_build d = *b;
+	struct sr_pkt pkt;
+	uint8_t frame[SR_BUILD_TMPL_MAX + SR_BTH_LEN + SR_ICRC_LEN];
 
-	if (op == NULL || payload_len > SR_MAX_PAYLOAD)
-		return -EINVAL;
-	if (!(op->flags & SR_OPF_PAYLOAD) && payload_len != 0)
-		return -EINVAL;
-	flen = sr_build_frame_len(b, payload_len);
-	if ((whole ? flen : l2 + l3 + (uint32_t)sizeof(struct sr_udp) +
-			    op->hdr_len) > cap)
-		return -ENOSPC;
-	if (pkt == NULL)
-		pkt = &local;
-	memset(pkt, 0, sizeof(*pkt));
-	udp_len = (uint32_t)sizeof(struct sr_udp) + op->hdr_len + payload_len +
-		  pad + SR_ICRC_LEN;
+	/* a packet with no extension header, nothing per packet set */
+	d.tmpl = NULL;
+	d.opcode = SR_OPCODE(RC, SEND_MIDDLE);
+	d.ip_id = 0;
+	d.psn = 0;
+	memset(t, 0, sizeof(*t));
+	if (sr_build_hdrs(frame, sizeof(frame), &d, 0, &pkt) < 0)
+		return;
+	memcpy(t->hdr, frame, pkt.bth);
+	t->l3 = (uint8_t)pkt.l3;
+	t->l4 = (uint8_t)pkt.l4;
+	t->bth = (uint8_t)pkt.bth;
+	t->ipv6 = pkt.ipv6;
+	t->vlan = b->vlan;
+	t->vlan_tci = b->vlan_tci;
+	if (!t->ipv6) {
+		const uint8_t *ip = t->hdr + t->l3;
+
+		/* words 1, 2 and 5 (length, ID, checksum) are per packet */
+		for (unsigned int i = 0; i < sizeof(struct sr_ipv4); i += 2)
+			if (i != 2 && i != 4 && i != 10)
+				t->ip_sum += sr_get_be16(ip + i);
+	}
+}
+
+/* The template's copy, then what changes from packet to packet. */
+static void sr_build_from_tmpl(uint8_t *buf, const struct sr_build_tmpl *t,
+			       uint32_t udp_len, uint16_t ip_id)
+{
+	uint8_t *ip = buf + t->l3;
+
+	memcpy(buf, t->hdr, t->bth);
+	if (t->ipv6) {
+		sr_put_be16(ip + 4, (uint16_t)udp_len);
+	} else {
+		uint32_t ip_len = (uint32_t)sizeof(struct sr_ipv4) + udp_len;
+		uint32_t sum = t->ip_sum + ip_len + ip_id;
+
+		sr_put_be16(ip + 2, (uint16_t)ip_len);
+		sr_put_be16(ip + 4, ip_id);
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum = (sum & 0xffff) + (sum >> 16);
+		sr_put_be16(ip + 10, (uint16_t)~sum);
+	}
+	sr_put_be16(buf + t->l4 + 4, (uint16_t)udp_len);
+}
+
+/* Ethernet, IP and UDP headers, field by field. */
+static void sr_build_to_udp(uint8_t *buf, const struct sr_build *b,
+			    uint32_t l2, uint32_t l3, uint32_t udp_len)
+{
+	uint8_t *p;
 
 	memcpy(buf, b->dmac, 6);
 	memcpy(buf + 6, b->smac, 6);
@@ -171,13 +206,50 @@ static int sr_build_hdrs_(uint8_t *buf, uint32_t cap, const struct sr_build *b,
 	sr_put_be16(p + 2, SR_ROCE_PORT);
 	sr_put_be16(p + 4, (uint16_t)udp_len);
 	sr_put_be16(p + 6, b->udp_csum);
-	p += sizeof(struct sr_udp);
+}
+
+/* whole: cap must hold the frame (payload after the headers), not just them */
+static int sr_build_hdrs_(uint8_t *buf, uint32_t cap, const struct sr_build *b,
+			  uint32_t payload_len, struct sr_pkt *pkt, bool whole)
+{
+	const struct sr_opcode_info *op = sr_opcode_info(b->opcode);
+	const struct sr_build_tmpl *t = b->tmpl;
+	struct sr_pkt local;
+	uint32_t l2, l3, pad = (4 - (payload_len & 3)) & 3;
+	uint32_t udp_len, flen;
+	uint8_t *p;
+
+	if (op == NULL || payload_len > SR_MAX_PAYLOAD)
+		return -EINVAL;
+	if (!(op->flags & SR_OPF_PAYLOAD) && payload_len != 0)
+		return -EINVAL;
+	if (t != NULL) {
+		l2 = t->l3;
+		l3 = (uint32_t)(t->l4 - t->l3);
+	} else {
+		l2 = sr_build_l2_len(b);
+		l3 = sr_build_l3_len(b);
+	}
+	udp_len = (uint32_t)sizeof(struct sr_udp) + op->hdr_len + payload_len +
+		  pad + SR_ICRC_LEN;
+	flen = l2 + l3 + udp_len;
+	if ((whole ? flen : l2 + l3 + (uint32_t)sizeof(struct sr_udp) +
+			    op->hdr_len) > cap)
+		return -ENOSPC;
+	if (pkt == NULL)
+		pkt = &local;
+	memset(pkt, 0, sizeof(*pkt));
+	if (t != NULL)
+		sr_build_from_tmpl(buf, t, udp_len, b->ip_id);
+	else
+		sr_build_to_udp(buf, b, l2, l3, udp_len);
+	p = buf + l2 + l3 + sizeof(struct sr_udp);
 	sr_build_bth(p, b, (uint8_t)pad);
 
 	pkt->frame = buf;
 	pkt->frame_len = flen;
-	pkt->has_vlan = b->vlan;
-	pkt->vlan_tci = b->vlan_tci;
+	pkt->has_vlan = t != NULL ? t->vlan : b->vlan;
+	pkt->vlan_tci = t != NULL ? t->vlan_tci : b->vlan_tci;
 	pkt->ipv6 = l3 != sizeof(struct sr_ipv4);
 	pkt->l3 = (uint16_t)l2;
 	pkt->l4 = (uint16_t)(l2 + l3);
@@ -188,7 +260,7 @@ static int sr_build_hdrs_(uint8_t *buf, uint32_t cap, const struct sr_build *b,
 	pkt->payload = (uint16_t)(pkt->bth + op->hdr_len);
 	pkt->payload_len = payload_len;
 	pkt->end = pkt->payload + payload_len + pad;
-	sr_ext_layout(op->hdrs, pkt->ext);
+	memcpy(pkt->ext, op->ext, SR_EXT_MAX);
 	sr_build_ext(p, pkt->ext, op->hdrs, b);
 	return pkt->payload;
 }

@@ -12,6 +12,12 @@
  * registered memory): sr_build_hdrs() writes every header and returns the
  * payload offset; the caller writes payload_len bytes there;
  * sr_build_finish() writes the pad and the ICRC.
+ *
+ * A connection's packets share most of their header bytes.  Built once
+ * into a template (sr_build_tmpl_init), they are copied, and only what
+ * changes from packet to packet is written: lengths, the IPv4 ID and
+ * checksum, the BTH and the extension headers.  The bytes are those of
+ * the description without a template.
  */
 #ifndef SR_WIRE_BUILD_H
 #define SR_WIRE_BUILD_H
@@ -20,6 +26,26 @@
 #include <stdint.h>
 
 #include "wire/parse.h"
+
+/* Ethernet with 802.1Q, IPv6, UDP: the longest template. */
+#define SR_BUILD_TMPL_MAX (18 + 40 + 8)
+
+/*
+ * The header bytes a connection's packets share, from the Ethernet header
+ * up to the BTH, which every packet writes whole.  A template fixes the
+ * Ethernet addresses and VLAN, the GIDs, traffic class, hop limit and
+ * flow label, IPv4 DF, the UDP ports and checksum.
+ */
+struct sr_build_tmpl {
+	uint8_t hdr[SR_BUILD_TMPL_MAX];
+	uint8_t l3;         /* IP header */
+	uint8_t l4;         /* UDP header */
+	uint8_t bth;        /* BTH */
+	bool ipv6;
+	bool vlan;
+	uint16_t vlan_tci;
+	uint32_t ip_sum;    /* IPv4: the header's words but length, ID, checksum */
+};
 
 struct sr_build {
 	/* Ethernet */
@@ -65,7 +91,16 @@ struct sr_build {
 	uint64_t atmack_orig;
 	uint32_t imm;
 	uint32_t ieth_rkey;
+	/*
+	 * Optional: a template made (sr_build_tmpl_init) from a description
+	 * whose fixed fields (struct sr_build_tmpl) are this one's; the
+	 * builder then takes them from the template.
+	 */
+	const struct sr_build_tmpl *tmpl;
 };
+
+/* Make t from the fixed fields of b (any valid opcode). */
+void sr_build_tmpl_init(struct sr_build_tmpl *t, const struct sr_build *b);
 
 /* Bytes a frame of this description and payload length takes. */
 uint32_t sr_build_frame_len(const struct sr_build *b, uint32_t payload_len);

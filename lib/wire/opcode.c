@@ -14,6 +14,27 @@
 #define SR_TT_HDRS_XRC(hdrs, flags) \
 	((hdrs) | (((flags) & SR_OPF_REQ) ? SR_HDR(XRCETH) : 0u))
 
+/*
+ * Where header k of mask h starts, from the BTH (0: absent): the BTH, then
+ * the headers of h before k, in wire order.  The builder and the parser
+ * take a packet's layout from the table instead of working it out.
+ */
+#define SR_EXT_OFF(h, k) ((((h) >> (k)) & 1u) ? \
+	SR_BTH_LEN + SR_EXT_MASK_LEN((h) & ((1u << (k)) - 1u)) : 0)
+#define SR_EXT_OFFS(h) {                                                      \
+		[SR_EXT_RDETH] = SR_EXT_OFF(h, SR_EXT_RDETH),                \
+		[SR_EXT_DETH] = SR_EXT_OFF(h, SR_EXT_DETH),                  \
+		[SR_EXT_XRCETH] = SR_EXT_OFF(h, SR_EXT_XRCETH),              \
+		[SR_EXT_FETH] = SR_EXT_OFF(h, SR_EXT_FETH),                  \
+		[SR_EXT_RETH] = SR_EXT_OFF(h, SR_EXT_RETH),                  \
+		[SR_EXT_ATMETH] = SR_EXT_OFF(h, SR_EXT_ATMETH),              \
+		[SR_EXT_AETH] = SR_EXT_OFF(h, SR_EXT_AETH),                  \
+		[SR_EXT_ATMACK] = SR_EXT_OFF(h, SR_EXT_ATMACK),              \
+		[SR_EXT_IMMDT] = SR_EXT_OFF(h, SR_EXT_IMMDT),                \
+		[SR_EXT_IETH] = SR_EXT_OFF(h, SR_EXT_IETH),                  \
+	}
+static_assert(SR_EXT_MAX == 10, "SR_EXT_OFFS names every header");
+
 #define SR_ENTRY(tt, op, code, nm, kd, ps, hd, fl, in)                       \
 	[SR_TT_##tt | (code)] = {                                            \
 		.name = ((in) & SR_IN_##tt) ? nm : NULL,                     \
@@ -22,6 +43,7 @@
 		.flags = (fl),                                               \
 		.hdrs = SR_TT_HDRS_##tt(hd, fl),                             \
 		.hdr_len = SR_BTH_LEN + SR_EXT_MASK_LEN(SR_TT_HDRS_##tt(hd, fl)), \
+		.ext = SR_EXT_OFFS(SR_TT_HDRS_##tt(hd, fl)),                 \
 	},
 
 #define SR_X_RC(...)  SR_ENTRY(RC, __VA_ARGS__)

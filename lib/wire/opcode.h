@@ -191,6 +191,7 @@ struct sr_opcode_info {
 	uint8_t flags;           /* SR_OPF_* */
 	uint8_t hdr_len;         /* BTH and extension headers */
 	uint16_t hdrs;           /* SR_HDR() mask */
+	uint8_t ext[SR_EXT_MAX]; /* each header's offset from the BTH; 0: absent */
 };
 
 extern const struct sr_opcode_info sr_opcode_table[256];

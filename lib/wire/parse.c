@@ -191,7 +191,7 @@ static enum sr_parse_result sr_parse_transport(const uint8_t *f,
 	pkt->opcode = sr_bth_opcode(bth);
 	pkt->op = op;
 	pkt->payload = (uint16_t)(pkt->bth + op->hdr_len);
-	sr_ext_layout(op->hdrs, pkt->ext);
+	memcpy(pkt->ext, op->ext, SR_EXT_MAX);
 	if (!(flags & SR_PARSE_NO_ICRC) &&
 	    sr_pkt_icrc_calc(pkt) != sr_pkt_icrc_stored(pkt))
 		return SR_PARSE_ICRC;

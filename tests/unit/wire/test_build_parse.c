@@ -148,6 +148,111 @@ START_TEST(by_reference_same_bytes)
 }
 END_TEST
 
+/* IPv4 addresses, TOS and TTL of all ones: a header sum that carries. */
+static void fixture_all_ones(struct sr_build *b, bool on)
+{
+	if (!on)
+		return;
+	memset(b->sgid + 12, 0xff, 4);
+	memset(b->dgid + 12, 0xff, 3);
+	b->dgid[15] = 0xfe;
+	b->tclass = 0xff;
+	b->hop_limit = 0xff;
+}
+
+/*
+ * A connection's template (its fixed header bytes, made once from a
+ * packet of another opcode, PSN and IPv4 ID) gives the bytes and the
+ * layout the field-by-field builder gives, for every opcode, both IP
+ * versions, with and without VLAN, every pad count, and IPv4 IDs whose
+ * checksums carry (0, 0xffff and random ones; and addresses of all ones,
+ * whose sum carries twice), whole and by reference.
+ */
+START_TEST(template_same_bytes)
+{
+	static const uint32_t lens[] = { 0, 1, 3, 4, 63, 4096 };
+	static const uint16_t ids[] = { 0, 0xffff, 0x8000, 0x7fff };
+	uint8_t hdr[128], hdr2[128];
+	unsigned int opc, li, variant, k;
+	int frames = 0;
+
+	fill_payload();
+	srand(21);
+	for (variant = 0; variant < 5; variant++) {
+		struct sr_build_tmpl t;
+		struct sr_build proto;
+
+		fixture_build(&proto, SR_OPCODE(RC, ACKNOWLEDGE), variant & 1,
+			      variant & 2);
+		fixture_all_ones(&proto, variant == 4);
+		proto.ip_id = 0x4242;
+		proto.psn = 7;
+		sr_build_tmpl_init(&t, &proto);
+		for (opc = 0; opc < 256; opc++) {
+			if (sr_opcode_info((uint8_t)opc) == NULL)
+				continue;
+			for (li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
+				for (k = 0; k < 6; k++) {
+					uint32_t plen = fixture_payload_len((uint8_t)opc,
+									    lens[li]);
+					struct sr_build b, bt;
+					struct sr_pkt p1, p2;
+					int n, n2;
+
+					fixture_build(&b, (uint8_t)opc, variant & 1,
+						      variant & 2);
+					fixture_all_ones(&b, variant == 4);
+					b.ip_id = k < 4 ? ids[k] : (uint16_t)rand();
+					b.psn = (uint32_t)rand() & 0xffffff;
+					b.ackreq = k & 1;
+					b.se = k & 2;
+					bt = b;
+					bt.tmpl = &t;
+					ck_assert_uint_eq(sr_build_frame_len(&bt, plen),
+							  sr_build_frame_len(&b, plen));
+					n = sr_build_frame(frame, sizeof(frame), &b,
+							   payload, plen);
+					n2 = sr_build_frame(frame2, sizeof(frame2), &bt,
+							    payload, plen);
+					ck_assert_int_gt(n, 0);
+					ck_assert_int_eq(n2, n);
+					ck_assert_mem_eq(frame2, frame, (size_t)n);
+					n = sr_build_hdrs_ref(hdr, sizeof(hdr), &b,
+							      plen, &p1);
+					n2 = sr_build_hdrs_ref(hdr2, sizeof(hdr2), &bt,
+							       plen, &p2);
+					ck_assert_int_eq(n2, n);
+					ck_assert_mem_eq(hdr2, hdr, (size_t)n);
+					p2.frame = p1.frame;
+					ck_assert_mem_eq(&p2, &p1, sizeof(p1));
+					frames++;
+				}
+			}
+		}
+	}
+	ck_assert_int_gt(frames, 5 * 64 * 6 * 6);
+	/* every IPv4 ID: each checksum the fold can meet */
+	for (variant = 0; variant < 2; variant++) {
+		struct sr_build_tmpl t;
+		struct sr_build b, bt;
+
+		fixture_build(&b, SR_OPCODE(RC, SEND_ONLY), false, false);
+		fixture_all_ones(&b, variant == 1);
+		sr_build_tmpl_init(&t, &b);
+		bt = b;
+		bt.tmpl = &t;
+		for (uint32_t id = 0; id <= 0xffff; id++) {
+			b.ip_id = bt.ip_id = (uint16_t)id;
+			ck_assert_int_gt(sr_build_hdrs(frame, sizeof(frame), &b,
+						       63, NULL), 0);
+			ck_assert_int_gt(sr_build_hdrs(frame2, sizeof(frame2), &bt,
+						       63, NULL), 0);
+			ck_assert_mem_eq(frame2, frame, 64);
+		}
+	}
+}
+END_TEST
+
 /* CRC-32 (IEEE, reflected), one bit at a time: the definition. */
 static uint32_t crc32_bitwise(const uint8_t *p, size_t n)
 {
@@ -262,6 +367,7 @@ static Suite *build_parse_suite(void)
 	tcase_add_test(tc, every_opcode_round_trips);
 	tcase_add_test(tc, icrc_continues_across_segments);
 	tcase_add_test(tc, by_reference_same_bytes);
+	tcase_add_test(tc, template_same_bytes);
 	tcase_add_test(tc, icrc_matches_bitwise_definition);
 	tcase_add_test(tc, icrc_masks_variant_fields);
 	tcase_add_test(tc, builder_refuses_bad_requests);

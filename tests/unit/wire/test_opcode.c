@@ -152,6 +152,25 @@ START_TEST(layout_offsets)
 }
 END_TEST
 
+/* The table's layouts, worked out by the compiler, are sr_ext_layout's. */
+START_TEST(layout_table_matches)
+{
+	int checked = 0;
+
+	for (unsigned int opc = 0; opc < 256; opc++) {
+		const struct sr_opcode_info *op = sr_opcode_info((uint8_t)opc);
+		uint8_t off[SR_EXT_MAX];
+
+		if (op == NULL)
+			continue;
+		sr_ext_layout(op->hdrs, off);
+		ck_assert_mem_eq(op->ext, off, SR_EXT_MAX);
+		checked++;
+	}
+	ck_assert_int_ge(checked, 65);
+}
+END_TEST
+
 START_TEST(names_and_kinds)
 {
 	const struct sr_opcode_info *i = sr_opcode_info(0x11);
@@ -177,6 +196,7 @@ static Suite *opcode_suite(void)
 
 	tcase_add_test(tc, every_opcode_matches_iba);
 	tcase_add_test(tc, layout_offsets);
+	tcase_add_test(tc, layout_table_matches);
 	tcase_add_test(tc, names_and_kinds);
 	suite_add_tcase(s, tc);
 	return s;
