@@ -57,6 +57,7 @@ struct sr_dev *sr_dev_create(const struct sr_dev_config *cfg)
 	dev->async_cb = cfg->async_cb;
 	dev->async_ctx = cfg->async_ctx;
 	dev->ecn = cfg->ecn;
+	dev->tmpl_gen = 1;
 	dev->cc_on = cfg->cc != NULL;
 	if (cfg->cc)
 		dev->cc = *cfg->cc;
@@ -469,6 +470,8 @@ int sr_dev_set_gid(struct sr_dev *dev, unsigned int index,
 	memcpy(dev->gid[index], gid, 16);
 	if (index >= dev->gid_count)
 		dev->gid_count = index + 1;
+	if (++dev->tmpl_gen == 0)
+		dev->tmpl_gen = 1;
 	sr_dev_unlock_all(dev);
 	return 0;
 }

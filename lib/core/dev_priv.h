@@ -64,6 +64,8 @@ struct sr_dev {
 					* has no tx_alloc_ref */
 	uint32_t next_qpn;
 	uint8_t ecn;                   /* sr_dev_config.ecn */
+	uint32_t tmpl_gen;             /* a GID changed: QPs remake their
+					* header templates (qp_priv.h) */
 	bool cc_on;                    /* sr_dev_config.cc given */
 	struct sr_dcqcn_params cc;     /* its copy */
 	uint64_t line_bps;

@@ -582,6 +582,7 @@ int sr_qp_modify(struct sr_qp *qp, const struct sr_qp_attr *attr,
 	if (mask & (SR_QP_AV | SR_QP_DEST_QPN))
 		qp->sport = sr_udp_sport(qp->attr.av.flow_label, qp->qpn,
 					 qp->attr.dest_qp_num);
+	qp->tx_tmpl_gen = 0;            /* its headers are made again */
 	if (next == SR_QPS_SQD && cur == SR_QPS_RTS)
 		qp->sqd_event = qp->attr.en_sqd_async_notify;
 	atomic_store_explicit(&qp->state, next, memory_order_release);

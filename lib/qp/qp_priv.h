@@ -24,6 +24,7 @@
 #include "qp/cq.h"
 #include "qp/qp.h"
 #include "qp/ring.h"
+#include "wire/build.h"
 #include "qp/srq.h"
 
 #define SR_CQ_ARM_NONE      0
@@ -211,6 +212,13 @@ struct sr_qp {
 	struct sr_req_state req;
 	struct sr_comp_state comp;
 	struct sr_resp_state resp;
+	/*
+	 * The header bytes its packets to attr.av share (wire/build.h), made
+	 * by the first packet after they change: tx_tmpl_gen is the
+	 * dev->tmpl_gen it was made at, 0 none (sr_qp_modify clears it).
+	 */
+	uint32_t tx_tmpl_gen;
+	struct sr_build_tmpl tx_tmpl;
 
 	unsigned int live_idx;        /* in dev->live */
 	sr_counter_t cnt[SR_CNT_MAX];

@@ -10,6 +10,8 @@
  * where the link can, is not copied at all: the frame points at the
  * registered memory and holds the region's reference until the link has
  * read it (sr_build_hdrs_ref, sr_build_finish_ref; link.h tx_alloc_ref).
+ * A connected QP's headers come from its template, made when its address
+ * or the device's GIDs change (sr_tx_prepare).
  */
 #include <errno.h>
 #include <string.h>
@@ -54,6 +56,14 @@ void sr_tx_prepare(struct sr_qp *qp, struct sr_build *b,
 	b->pkey = qp->attr.pkey;
 	b->dqpn = qp->attr.dest_qp_num;
 	b->psn = psn & SR_PSN_MASK;
+	/* a connection's packets: its header template (wire/build.h) */
+	if (av == &qp->attr.av && qp->type != SR_QPT_UD) {
+		if (qp->tx_tmpl_gen != dev->tmpl_gen) {
+			sr_build_tmpl_init(&qp->tx_tmpl, b);
+			qp->tx_tmpl_gen = dev->tmpl_gen;
+		}
+		b->tmpl = &qp->tx_tmpl;
+	}
 }
 
 /*

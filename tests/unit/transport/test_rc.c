@@ -316,6 +316,122 @@ START_TEST(test_wire_format)
 END_TEST
 
 /*
+ * A QP's headers come from a template made once (wire/build.h); what it
+ * was made from can change: the device's GID (a host NIC's address
+ * moves), the QP's address vector (a QP reset and connected elsewhere).
+ * Every frame after a change carries the new addresses, with a valid
+ * IPv4 checksum.
+ */
+struct addr_log {
+	int n;                    /* node 0's frames */
+	uint8_t src[4], dmac[6], ttl;
+	bool csum_ok;
+};
+
+static bool addr_tap(void *ctx, int from, uint8_t *frame, uint32_t *len)
+{
+	struct addr_log *l = ctx;
+	struct sr_pkt pkt;
+	const uint8_t *ip;
+	uint32_t sum = 0;
+
+	ck_assert_int_eq(sr_parse_eth(frame, *len, 0, &pkt), SR_PARSE_OK);
+	if (from != 0)
+		return true;
+	ip = frame + pkt.l3;
+	for (int i = 0; i < 20; i += 2)
+		sum += (uint32_t)ip[i] << 8 | ip[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	if (l->n == 0)
+		l->csum_ok = true;
+	l->csum_ok = l->csum_ok && sum == 0xffff;
+	memcpy(l->src, ip + 12, 4);
+	memcpy(l->dmac, frame, 6);
+	l->ttl = ip[8];
+	l->n++;
+	return true;
+}
+
+/* Node 0's QP through RESET to RTS again, towards av. */
+static void reconnect(struct h_pair *p, const struct sr_av *av)
+{
+	struct sr_qp *qp = p->n[0].qp;
+	struct sr_qp_attr a = { .qp_state = SR_QPS_RESET };
+
+	ck_assert_int_eq(sr_qp_modify(qp, &a, SR_QP_STATE), 0);
+	a.qp_state = SR_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = SR_ACCESS_REMOTE_WRITE;
+	ck_assert_int_eq(sr_qp_modify(qp, &a, SR_QP_STATE | SR_QP_PKEY_INDEX |
+				      SR_QP_PORT | SR_QP_ACCESS_FLAGS), 0);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = SR_QPS_RTR;
+	a.path_mtu = p->o.mtu;
+	a.av = *av;
+	a.dest_qp_num = sr_qp_num(p->n[1].qp);
+	ck_assert_int_eq(sr_qp_modify(qp, &a, SR_QP_STATE | SR_QP_AV |
+				      SR_QP_PATH_MTU | SR_QP_DEST_QPN |
+				      SR_QP_RQ_PSN | SR_QP_MAX_DEST_RD_ATOMIC |
+				      SR_QP_MIN_RNR_TIMER), 0);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = SR_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 1;
+	ck_assert_int_eq(sr_qp_modify(qp, &a, SR_QP_STATE | SR_QP_SQ_PSN |
+				      SR_QP_TIMEOUT | SR_QP_RETRY_CNT |
+				      SR_QP_RNR_RETRY | SR_QP_MAX_QP_RD_ATOMIC), 0);
+}
+
+/* Post one WRITE from node 0 and run the wire until it is quiet. */
+static void write_one(struct h_pair *p, struct addr_log *l)
+{
+	int before = l->n;
+
+	ck_assert_int_eq(h_post_send(p, 0, SR_WR_RDMA_WRITE, 9, 0, 64, 0, 0), 0);
+	h_settle(p);
+	ck_assert_int_gt(l->n, before);
+}
+
+START_TEST(test_headers_follow_changes)
+{
+	static const uint8_t moved[16] = { [10] = 0xff, [11] = 0xff, 10, 9, 8, 7 };
+	struct h_pair p;
+	struct h_opts o;
+	struct addr_log l = { 0 };
+	struct sr_av av;
+
+	h_default_opts(&o, SR_QPT_RC);
+	h_pair_init(&p, &o);
+	sim_set_tap(p.net, addr_tap, &l);
+	write_one(&p, &l);
+	ck_assert_mem_eq(l.src, p.n[0].gid + 12, 4);
+	ck_assert_mem_eq(l.dmac, p.n[1].mac, 6);
+	/* the device's address moves: the next packet says so */
+	ck_assert_int_eq(sr_dev_set_gid(p.n[0].dev, 0, moved), 0);
+	write_one(&p, &l);
+	ck_assert_mem_eq(l.src, moved + 12, 4);
+	/* connected elsewhere: another next hop, another hop limit */
+	av = h_av_to(&p, 1);
+	av.dmac[5] = 0x77;
+	av.hop_limit = 17;
+	reconnect(&p, &av);
+	write_one(&p, &l);
+	ck_assert_uint_eq(l.dmac[5], 0x77);
+	ck_assert_uint_eq(l.ttl, 17);
+	ck_assert_mem_eq(l.src, moved + 12, 4);
+	av.dmac[5] = 0x78;
+	av.hop_limit = 33;
+	reconnect(&p, &av);
+	write_one(&p, &l);
+	ck_assert_uint_eq(l.dmac[5], 0x78);
+	ck_assert_uint_eq(l.ttl, 33);
+	ck_assert(l.csum_ok);
+	h_pair_fini(&p);
+}
+END_TEST
+
+/*
  * Interop with rxe: a requester has at most SR_MAX_UNACKED PSNs without an
  * ACK, no more than rxe's own requester (RXE_MAX_UNACKED_PSNS, 128).  With
  * 1024 in flight, a 1 MiB SEND to rxe in a TCG guest (~8 k packets/s) took
@@ -485,6 +601,7 @@ static Suite *rc_suite(void)
 	tcase_add_test(tc, test_rnr_then_recv);
 	tcase_add_test(tc, test_rnr_retry_exhausted);
 	tcase_add_test(tc, test_wire_format);
+	tcase_add_test(tc, test_headers_follow_changes);
 	tcase_add_loop_test(tc, test_unacked_window, 0,
 			    (int)(sizeof(windows) / sizeof(windows[0])));
 	tcase_add_test(tc, test_qpn_base);
