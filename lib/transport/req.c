@@ -183,8 +183,14 @@ static bool sr_req_start(struct sr_qp *qp, struct sr_send_wqe *w)
 		    w->wr.opcode == SR_WR_ATOMIC_CMP_AND_SWP ||
 		    w->wr.opcode == SR_WR_ATOMIC_FETCH_AND_ADD)
 			need = SR_ACCESS_LOCAL_WRITE;
+		/*
+		 * A message of one packet that reads its SGEs is checked by
+		 * the gather that builds the packet, before anything is sent,
+		 * with the same lookups and the same error.
+		 */
 		if (w->wr.opcode != SR_WR_FLUSH &&
-		    w->wr.opcode != SR_WR_ATOMIC_WRITE)
+		    w->wr.opcode != SR_WR_ATOMIC_WRITE &&
+		    (need != 0 || w->length > qp->mtu))
 			err = sr_dma_check(qp, w->sge, (uint32_t)w->wr.num_sge,
 					   need);
 	}

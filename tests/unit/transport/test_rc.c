@@ -432,6 +432,57 @@ START_TEST(test_headers_follow_changes)
 END_TEST
 
 /*
+ * A local buffer outside its region: LOC_PROT_ERR, and nothing of the
+ * message on the wire, whether the check is the one at the start of a
+ * message of several packets or the gather of a one-packet message.
+ */
+struct req_count {
+	int requests;             /* node 0's request packets */
+};
+
+static bool req_tap(void *ctx, int from, uint8_t *frame, uint32_t *len)
+{
+	struct req_count *c = ctx;
+	struct sr_pkt pkt;
+
+	ck_assert_int_eq(sr_parse_eth(frame, *len, 0, &pkt), SR_PARSE_OK);
+	if (from == 0 && (pkt.op->flags & SR_OPF_REQ))
+		c->requests++;
+	return true;
+}
+
+START_TEST(test_local_buffer_outside_region)
+{
+	static const uint32_t lens[] = { 64, 1024, 3 * 1024 + 5 };
+	static const enum sr_wr_opcode ops[] = { SR_WR_RDMA_WRITE, SR_WR_SEND };
+	uint32_t len = lens[_i % 3];
+	struct req_count c = { 0 };
+	struct h_pair p;
+	struct h_opts o;
+	struct sr_wc wc;
+
+	h_default_opts(&o, SR_QPT_RC);
+	o.mtu = SR_MTU_1024;
+	h_pair_init(&p, &o);
+	sim_set_tap(p.net, req_tap, &c);
+	memset(p.n[1].buf, 0xee, 8192);
+	ck_assert_int_eq(h_post_recv(&p, 1, 1, 0, 8192), 0);
+	/* past the region's end: for several packets, not in the first */
+	ck_assert_int_eq(h_post_send(&p, 0, ops[_i / 3], 5,
+				     o.buflen - (len > 1024 ? 1500 : 10), len,
+				     0, SR_SEND_SIGNALED), 0);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 100000), 1);
+	ck_assert_int_eq(wc.status, SR_WC_LOC_PROT_ERR);
+	ck_assert_uint_eq(wc.wr_id, 5);
+	h_settle(&p);
+	ck_assert_int_eq(c.requests, 0);
+	ck_assert_uint_eq(p.n[1].buf[0], 0xee);
+	ck_assert_int_eq(sr_qp_state(p.n[0].qp), SR_QPS_ERR);
+	h_pair_fini(&p);
+}
+END_TEST
+
+/*
  * Interop with rxe: a requester has at most SR_MAX_UNACKED PSNs without an
  * ACK, no more than rxe's own requester (RXE_MAX_UNACKED_PSNS, 128).  With
  * 1024 in flight, a 1 MiB SEND to rxe in a TCG guest (~8 k packets/s) took
@@ -602,6 +653,7 @@ static Suite *rc_suite(void)
 	tcase_add_test(tc, test_rnr_retry_exhausted);
 	tcase_add_test(tc, test_wire_format);
 	tcase_add_test(tc, test_headers_follow_changes);
+	tcase_add_loop_test(tc, test_local_buffer_outside_region, 0, 6);
 	tcase_add_loop_test(tc, test_unacked_window, 0,
 			    (int)(sizeof(windows) / sizeof(windows[0])));
 	tcase_add_test(tc, test_qpn_base);
