@@ -227,7 +227,7 @@ void sr_dev_rx_qp(struct sr_dev *dev, struct sr_qp *qp,
 	const struct sr_bth *bth = sr_pkt_bth(pkt);
 
 	sr_qp_count(qp, SR_CNT_RX_PKTS, 1);
-	sr_sched_kick(dev, qp);
+	sr_sched_kick_locked(dev, qp);  /* under its lane lock */
 	if (pkt->opcode != SR_OPCODE_CNP && !sr_tt_matches(qp->type, pkt)) {
 		sr_qp_count(qp, SR_CNT_OPCODE_DROP, 1);
 		return;

@@ -33,17 +33,22 @@ static inline void sr_sched_sum_set(struct sr_dev *dev, uint32_t w)
  * even when the QP's was: the kicker that set that one may not have got
  * to the summary yet.
  */
-void sr_sched_kick(struct sr_dev *dev, const struct sr_qp *qp)
+void sr_sched_kick_locked(struct sr_dev *dev, const struct sr_qp *qp)
 {
 	uint32_t idx = qp->qpn - dev->qpn_base;
 	uint32_t wi = (idx / 64) % SR_SCHED_WORDS;
 	_Atomic uint64_t *w = &dev->kick[wi];
 	uint64_t bit = 1ull << (idx % 64);
 
-	atomic_thread_fence(memory_order_seq_cst);
 	if (!(atomic_load_explicit(w, memory_order_relaxed) & bit))
 		atomic_fetch_or_explicit(w, bit, memory_order_seq_cst);
 	sr_sched_sum_set(dev, wi);
+}
+
+void sr_sched_kick(struct sr_dev *dev, const struct sr_qp *qp)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+	sr_sched_kick_locked(dev, qp);
 }
 
 void sr_sched_kick_all(struct sr_dev *dev)

@@ -59,6 +59,12 @@ struct sr_sched_shard {
 
 /* Wake a QP: its shard's next round visits it.  Any thread, lock-free. */
 void sr_sched_kick(struct sr_dev *dev, const struct sr_qp *qp);
+/*
+ * The same from a thread that holds the QP's lane lock (the receive
+ * path): the shard's gatherer takes that lock too, so the lock orders the
+ * caller's work before the gatherer's reads, and no fence is needed.
+ */
+void sr_sched_kick_locked(struct sr_dev *dev, const struct sr_qp *qp);
 /* Every QP of the device (a device-wide change: fatal, a full sweep). */
 void sr_sched_kick_all(struct sr_dev *dev);
 

@@ -271,7 +271,8 @@ static void rc_connect(struct lnet *net, int i, int k)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = SR_QPS_RTS;
 	a.sq_psn = 1000u * (unsigned int)k;
-	a.timeout = 10;             /* 4 ms: losses recover quickly */
+	a.timeout = 12;             /* 16 ms: losses recover quickly, and 8 in
+				     * a row need 128 ms of a starved lane */
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 8;
