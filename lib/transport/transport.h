@@ -158,6 +158,11 @@ uint64_t sr_comp_next_timer(const struct sr_qp *qp, uint64_t now);
 void sr_comp_arm_timer(struct sr_qp *qp, uint64_t now);
 
 /* tx.c */
+/*
+ * Describe a packet of qp to av: addresses, opcode, PSN, the rest zero.
+ * To the QP's own address vector (not UD) the addresses stay in the
+ * QP's header template, which b then names; the fields are left zero.
+ */
 void sr_tx_prepare(struct sr_qp *qp, struct sr_build *b,
 		   const struct sr_av *av, uint8_t opcode, uint32_t psn);
 /*

@@ -36,9 +36,21 @@ void sr_tx_prepare(struct sr_qp *qp, struct sr_build *b,
 		   const struct sr_av *av, uint8_t opcode, uint32_t psn)
 {
 	struct sr_dev *dev = qp->dev;
-	unsigned int gi = av->sgid_index < dev->gid_count ? av->sgid_index : 0;
+	bool conn = av == &qp->attr.av && qp->type != SR_QPT_UD;
+	unsigned int gi;
 
 	memset(b, 0, sizeof(*b));
+	b->ip_id = qp->lane->ip_id++;
+	b->opcode = opcode;
+	b->pkey = qp->attr.pkey;
+	b->dqpn = qp->attr.dest_qp_num;
+	b->psn = psn & SR_PSN_MASK;
+	/* a connection's packets: the addresses are in its template */
+	if (conn && qp->tx_tmpl_gen == dev->tmpl_gen) {
+		b->tmpl = &qp->tx_tmpl;
+		return;
+	}
+	gi = av->sgid_index < dev->gid_count ? av->sgid_index : 0;
 	memcpy(b->dmac, av->dmac, 6);
 	memcpy(b->smac, dev->mac, 6);
 	b->vlan = av->vlan;
@@ -48,20 +60,13 @@ void sr_tx_prepare(struct sr_qp *qp, struct sr_build *b,
 	b->tclass = dev->ecn ? (uint8_t)((av->tclass & ~3u) | dev->ecn) : av->tclass;
 	b->hop_limit = av->hop_limit ? av->hop_limit : 64;
 	b->flow_label = av->flow_label;
-	b->ip_id = qp->lane->ip_id++;
 	b->ip_df = true;
 	b->sport = qp->sport;
 	b->udp_csum = 0;
-	b->opcode = opcode;
-	b->pkey = qp->attr.pkey;
-	b->dqpn = qp->attr.dest_qp_num;
-	b->psn = psn & SR_PSN_MASK;
-	/* a connection's packets: its header template (wire/build.h) */
-	if (av == &qp->attr.av && qp->type != SR_QPT_UD) {
-		if (qp->tx_tmpl_gen != dev->tmpl_gen) {
-			sr_build_tmpl_init(&qp->tx_tmpl, b);
-			qp->tx_tmpl_gen = dev->tmpl_gen;
-		}
+	/* the first packet after a change makes the template (wire/build.h) */
+	if (conn) {
+		sr_build_tmpl_init(&qp->tx_tmpl, b);
+		qp->tx_tmpl_gen = dev->tmpl_gen;
 		b->tmpl = &qp->tx_tmpl;
 	}
 }
