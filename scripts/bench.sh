@@ -174,8 +174,8 @@ link_memif $((rep + 1)) $((2 * rep))
 # ---- 2e. the round-two goals from pairs of runs, the raw link and sroce
 # back to back: this kind of VM changes speed by up to 3x from one minute
 # to the next (docs/performance.md, "Paired runs") ----
-step "paired runs: raw link, then sroce, $((rep + 2)) times (load $(load))"
-sh bench/suite/paired_bench.sh "$build" "$raw" $((rep + 2)) $secs \
+step "paired runs: raw link, then sroce, $((2 * rep + 2)) times (load $(load))"
+sh bench/suite/paired_bench.sh "$build" "$raw" $((2 * rep + 2)) $secs \
 	> "$raw/paired.txt" 2>&1 ||
 	echo "sroce: paired benchmark failed (see $raw/paired.txt)"
 

@@ -15,7 +15,9 @@
 # SECONDS per frame size), I.rdma.txt (sroce-bench-rdma: WRITE and READ of
 # 64 B and 64 KiB on 1 QP, SECONDS each, and the latency ping-pongs), and
 # I.perftest.txt (ib_write_bw -s 64 through the drop-in).  report.py turns
-# them into ratios per pair: min, median and max.
+# them into ratios per pair: min, median and max.  The probe runs again at
+# the end of the pair (I.c2c-end.txt): a pair whose probes disagree saw
+# the machine change under it, and report.py leaves it out of the goals.
 set -u
 build=$1
 raw=$2
@@ -40,6 +42,9 @@ for i in $(seq "$pairs"); do
 	sh "$here/perftest_pair.sh" "$build/verbs-shim" ib_write_bw -x 1 -s 64 \
 		-q 1 -D 1 --report_gbits > "$out/$i.perftest.txt" 2>&1 ||
 		echo "paired: perftest failed (see $out/$i.perftest.txt)"
+	"$build/bench/link/sroce-bench-c2c" > "$out/$i.c2c-end.txt" 2>&1 ||
+		echo "paired: c2c probe failed (see $out/$i.c2c-end.txt)"
 	head -1 "$out/$i.c2c.txt"
+	head -1 "$out/$i.c2c-end.txt"
 done
 exit 0
