@@ -14,80 +14,30 @@ meets it (it must hold wherever the VM's CPUs are), and each kind's
 range is shown.
 """
 
+import statistics
+
 # Two probes further apart than this: not one stretch of the machine.
 SAME_STRETCH = 2.0
 # A cache line's one-way time from which the two CPUs count as far apart.
 FAR_NS = 100.0
-import glob
-import json
-import os
-import re
-import statistics
 
 
-def _read(path):
-    try:
-        with open(path, errors="replace") as f:
-            return f.read()
-    except OSError:
-        return ""
+def ratios(pairs):
+    """Each pair's ratios, and whether its two probes saw one stretch.
 
-
-def _pair(raw, i):
-    p = {"pair": i}
-    base = os.path.join(raw, "paired", str(i))
-    for suffix, key in ((".c2c.txt", "c2c_ns"), (".c2c-end.txt", "c2c_end_ns")):
-        for line in _read(base + suffix).splitlines():
-            if line.startswith("{"):
-                p[key] = json.loads(line)["one_way_ns"]
-    a, b = p.get("c2c_ns"), p.get("c2c_end_ns")
-    p["one_stretch"] = not (a and b) or max(a, b) <= SAME_STRETCH * min(a, b)
-    for line in _read(base + ".link.txt").splitlines():
-        f = line.split()
-        if len(f) == 4 and f[0] in ("64", "4096") and re.match(r"^[0-9.]+$", f[2]):
-            if f[0] == "64":
-                p["raw_mfps_64"] = float(f[2])
-            else:
-                p["raw_gbps_4k"] = float(f[3])
-        mo = re.search(r"RTT min [0-9.]+ us, median ([0-9.]+) us", line)
-        if mo:
-            p["raw_rtt_us"] = float(mo.group(1))
-    for line in _read(base + ".rdma.txt").splitlines():
-        if not line.startswith("{"):
-            continue
-        r = json.loads(line)
-        if r.get("test") == "bw" and r.get("qps") == 1:
-            if r["op"] == "WRITE" and r["size"] == 64:
-                p["w64_mmps"] = r["mmps"]
-            elif r["op"] == "WRITE" and r["size"] == 65536:
-                p["w64k_gbps"] = r["gbps"]
-            elif r["op"] == "READ" and r["size"] == 65536:
-                p["r64k_gbps"] = r["gbps"]
-        elif r.get("test") == "lat" and r["op"] == "WRITE" and r["size"] == 64:
-            p["lat_us"] = r["median_us"]
-    rows = [l.split() for l in _read(base + ".perftest.txt").splitlines()
-            if re.match(r"^\s*64\s+[0-9]+\s+[0-9.]+", l)]
-    if rows:
-        p["pt_w64_mmps"] = float(rows[-1][4])
-    return p
-
-
-def parse(raw):
-    """The pairs of this run, in order, with the ratios each allows."""
-    pairs = []
-    for path in glob.glob(os.path.join(raw, "paired", "*.c2c.txt")):
-        i = int(os.path.basename(path).split(".")[0])
-        pairs.append(_pair(raw, i))
-    pairs.sort(key=lambda p: p["pair"])
+    A pair is a dict of its figures (report.py's parse_pairs): c2c_ns,
+    c2c_end_ns, raw_mfps_64, raw_gbps_4k, raw_rtt_us, w64_mmps, w64k_gbps,
+    r64k_gbps, lat_us, pt_w64_mmps, whichever its files gave."""
     for p in pairs:
-        def ratio(name, num, den, scale=1.0):
+        a, b = p.get("c2c_ns"), p.get("c2c_end_ns")
+        p["one_stretch"] = not (a and b) or max(a, b) <= SAME_STRETCH * min(a, b)
+        for name, num, den, scale in (("w64k", "w64k_gbps", "raw_gbps_4k", 1.0),
+                                      ("r64k", "r64k_gbps", "raw_gbps_4k", 1.0),
+                                      ("w64", "w64_mmps", "raw_mfps_64", 1.0),
+                                      ("dropin", "pt_w64_mmps", "w64_mmps", 1.0),
+                                      ("lat", "lat_us", "raw_rtt_us", 0.5)):
             if num in p and den in p and p[den] > 0:
                 p[name] = p[num] / (p[den] * scale)
-        ratio("w64k", "w64k_gbps", "raw_gbps_4k")
-        ratio("r64k", "r64k_gbps", "raw_gbps_4k")
-        ratio("w64", "w64_mmps", "raw_mfps_64")
-        ratio("dropin", "pt_w64_mmps", "w64_mmps")
-        ratio("lat", "lat_us", "raw_rtt_us", 0.5)
     return pairs
 
 

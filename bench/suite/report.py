@@ -140,6 +140,40 @@ def parse_perftest(raw):
     return recs
 
 
+def parse_pairs(raw):
+    """The paired runs (paired_bench.sh): one dict of figures per pair."""
+    pairs = []
+    for path in glob.glob(os.path.join(raw, "paired", "*.c2c.txt")):
+        i = int(os.path.basename(path).split(".")[0])
+        base = os.path.join(raw, "paired", str(i))
+        p = {"pair": i}
+        for suffix, key in ((".c2c.txt", "c2c_ns"), (".c2c-end.txt", "c2c_end_ns")):
+            for r in json_lines(base + suffix):
+                p[key] = r["one_way_ns"]
+        for r in parse_link(base + ".link.txt", "memif"):
+            if r["test"] == "frames" and r["size"] == 64:
+                p["raw_mfps_64"] = r["mfps"]
+            elif r["test"] == "frames" and r["size"] == 4096:
+                p["raw_gbps_4k"] = r["gbps"]
+            elif r["test"] == "pingpong":
+                p["raw_rtt_us"] = r["rtt_median_us"]
+        for r in json_lines(base + ".rdma.txt"):
+            if r.get("test") == "bw" and r.get("qps") == 1:
+                want = {("WRITE", 64): ("w64_mmps", "mmps"),
+                        ("WRITE", 65536): ("w64k_gbps", "gbps"),
+                        ("READ", 65536): ("r64k_gbps", "gbps")}.get((r["op"], r["size"]))
+                if want:
+                    p[want[0]] = r[want[1]]
+            elif r.get("test") == "lat" and r["op"] == "WRITE" and r["size"] == 64:
+                p["lat_us"] = r["median_us"]
+        rows = [l.split() for l in read(base + ".perftest.txt").splitlines()
+                if re.match(r"^\s*64\s+[0-9]+\s+[0-9.]+", l)]
+        if rows:
+            p["pt_w64_mmps"] = float(rows[-1][4])
+        pairs.append(p)
+    return paired.ratios(sorted(pairs, key=lambda p: p["pair"]))
+
+
 def stages_of(recs, payload):
     """sroce-bench-stages' ns per packet of one payload: {(side, stage): ns}."""
     return {(r["side"], r["stage"]): r["ns"] for r in recs
@@ -379,7 +413,7 @@ def main():
     # Paired runs (raw link and sroce back to back) when the run has them:
     # a ratio of two runs minutes apart on this kind of VM measures the
     # host's moves as much as sroce (paired.py).
-    pairs = paired.parse(raw)
+    pairs = parse_pairs(raw)
     if pairs:
         goals += paired.goals(pairs)
     else:
