@@ -129,6 +129,13 @@ static void h_node_init(struct h_pair *p, int i)
 
 void h_connect(struct h_pair *p, int i)
 {
+	struct sr_av av = h_av_to(p, 1 - i);
+
+	h_connect_av(p, i, &av);
+}
+
+void h_connect_av(struct h_pair *p, int i, const struct sr_av *av)
+{
 	const struct h_opts *o = &p->o;
 	struct sr_qp *qp = p->n[i].qp;
 	struct sr_qp_attr a = { 0 };
@@ -151,7 +158,7 @@ void h_connect(struct h_pair *p, int i)
 	if (o->type == SR_QPT_UD) {
 		mask = SR_QP_STATE | SR_QP_PATH_MTU;
 	} else {
-		a.av = h_av_to(p, 1 - i);
+		a.av = *av;
 		a.av.static_rate = o->static_rate[i];
 		a.dest_qp_num = sr_qp_num(p->n[1 - i].qp);
 		a.rq_psn = i == 0 ? o->psn1 : o->psn0;

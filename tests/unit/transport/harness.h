@@ -70,6 +70,8 @@ void h_pair_init(struct h_pair *p, const struct h_opts *o);
 void h_pair_fini(struct h_pair *p);
 /* Bring node i's QP to RTS towards the other node's QP. */
 void h_connect(struct h_pair *p, int i);
+/* The same through another address vector (a QP in RESET). */
+void h_connect_av(struct h_pair *p, int i, const struct sr_av *av);
 struct sr_av h_av_to(const struct h_pair *p, int to);
 
 /* Run the wire until done(ctx) or idle/max_steps.  Returns done(). */

@@ -356,31 +356,10 @@ static bool addr_tap(void *ctx, int from, uint8_t *frame, uint32_t *len)
 /* Node 0's QP through RESET to RTS again, towards av. */
 static void reconnect(struct h_pair *p, const struct sr_av *av)
 {
-	struct sr_qp *qp = p->n[0].qp;
 	struct sr_qp_attr a = { .qp_state = SR_QPS_RESET };
 
-	ck_assert_int_eq(sr_qp_modify(qp, &a, SR_QP_STATE), 0);
-	a.qp_state = SR_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = SR_ACCESS_REMOTE_WRITE;
-	ck_assert_int_eq(sr_qp_modify(qp, &a, SR_QP_STATE | SR_QP_PKEY_INDEX |
-				      SR_QP_PORT | SR_QP_ACCESS_FLAGS), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = SR_QPS_RTR;
-	a.path_mtu = p->o.mtu;
-	a.av = *av;
-	a.dest_qp_num = sr_qp_num(p->n[1].qp);
-	ck_assert_int_eq(sr_qp_modify(qp, &a, SR_QP_STATE | SR_QP_AV |
-				      SR_QP_PATH_MTU | SR_QP_DEST_QPN |
-				      SR_QP_RQ_PSN | SR_QP_MAX_DEST_RD_ATOMIC |
-				      SR_QP_MIN_RNR_TIMER), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = SR_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 1;
-	ck_assert_int_eq(sr_qp_modify(qp, &a, SR_QP_STATE | SR_QP_SQ_PSN |
-				      SR_QP_TIMEOUT | SR_QP_RETRY_CNT |
-				      SR_QP_RNR_RETRY | SR_QP_MAX_QP_RD_ATOMIC), 0);
+	ck_assert_int_eq(sr_qp_modify(p->n[0].qp, &a, SR_QP_STATE), 0);
+	h_connect_av(p, 0, av);
 }
 
 /* Post one WRITE from node 0 and run the wire until it is quiet. */
