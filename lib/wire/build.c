@@ -29,6 +29,14 @@ uint32_t sr_build_frame_len(const struct sr_build *b, uint32_t payload_len)
 	       payload_len + pad + SR_ICRC_LEN;
 }
 
+/* A sum of 16-bit words, folded and complemented: the IPv4 checksum. */
+static uint16_t sr_build_csum(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
 static void sr_build_ipv4(uint8_t *ip, const struct sr_build *b,
 			  uint32_t ip_len)
 {
@@ -48,9 +56,7 @@ static void sr_build_ipv4(uint8_t *ip, const struct sr_build *b,
 	memcpy(ip + 16, b->dgid + 12, 4);
 	for (i = 0; i < sizeof(struct sr_ipv4); i += 2)
 		sum += sr_get_be16(ip + i);
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	sr_put_be16(ip + 10, (uint16_t)~sum);
+	sr_put_be16(ip + 10, sr_build_csum(sum));
 }
 
 static void sr_build_ipv6(uint8_t *ip, const struct sr_build *b,
@@ -169,13 +175,10 @@ static void sr_build_from_tmpl(uint8_t *buf, const struct sr_build_tmpl *t,
 		sr_put_be16(ip + 4, (uint16_t)udp_len);
 	} else {
 		uint32_t ip_len = (uint32_t)sizeof(struct sr_ipv4) + udp_len;
-		uint32_t sum = t->ip_sum + ip_len + ip_id;
 
 		sr_put_be16(ip + 2, (uint16_t)ip_len);
 		sr_put_be16(ip + 4, ip_id);
-		sum = (sum & 0xffff) + (sum >> 16);
-		sum = (sum & 0xffff) + (sum >> 16);
-		sr_put_be16(ip + 10, (uint16_t)~sum);
+		sr_put_be16(ip + 10, sr_build_csum(t->ip_sum + ip_len + ip_id));
 	}
 	sr_put_be16(buf + t->l4 + 4, (uint16_t)udp_len);
 }
