@@ -739,8 +739,7 @@ out:
 int sr_qp_post_recv(struct sr_qp *qp, const struct sr_recv_wr *wr,
 		    const struct sr_recv_wr **bad)
 {
-	uint32_t prod = sr_ring_prod_peek(&qp->rq);
-	int ret = 0;
+	int ret;
 
 	if (qp->srq != NULL || qp->type == SR_QPT_XRC_SEND ||
 	    qp->type == SR_QPT_XRC_RECV ||
@@ -748,30 +747,7 @@ int sr_qp_post_recv(struct sr_qp *qp, const struct sr_recv_wr *wr,
 		ret = -EINVAL;
 		goto out;
 	}
-	for (; wr != NULL; wr = wr->next) {
-		struct sr_recv_wqe *w;
-		int i;
-
-		if (wr->num_sge < 0 ||
-		    (uint32_t)wr->num_sge > qp->cap.max_recv_sge) {
-			ret = -EINVAL;
-			break;
-		}
-		if (sr_ring_free(&qp->rq, prod) == 0) {
-			ret = -ENOMEM;
-			break;
-		}
-		w = sr_ring_slot(&qp->rq, prod);
-		w->wr_id = wr->wr_id;
-		w->num_sge = (uint32_t)wr->num_sge;
-		w->length = 0;
-		for (i = 0; i < wr->num_sge; i++) {
-			w->sge[i] = wr->sg_list[i];
-			w->length += wr->sg_list[i].length;
-		}
-		prod++;
-	}
-	sr_ring_publish(&qp->rq, prod);
+	ret = sr_recv_ring_post(&qp->rq, qp->cap.max_recv_sge, &wr);
 	sr_sched_kick(qp->dev, qp);     /* in the error state: flushed */
 out:
 	if (ret != 0 && bad != NULL)

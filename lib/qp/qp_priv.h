@@ -13,6 +13,7 @@
 #ifndef SR_QP_QP_PRIV_H
 #define SR_QP_QP_PRIV_H
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -48,6 +49,45 @@ struct sr_recv_wqe {
 	uint32_t length;              /* sum of the SGE lengths */
 	struct sr_sge sge[];
 };
+
+/*
+ * Receive WRs into a ring of struct sr_recv_wqe (a QP's receive queue or an
+ * SRQ), published together: 0, or -EINVAL (too many SGEs) or -ENOMEM (the
+ * ring is full) with *wrp left at the WR that was not taken; those before
+ * it are posted.
+ */
+static inline int sr_recv_ring_post(struct sr_ring *r, uint32_t max_sge,
+				    const struct sr_recv_wr **wrp)
+{
+	uint32_t prod = sr_ring_prod_peek(r);
+	const struct sr_recv_wr *wr = *wrp;
+	int ret = 0;
+
+	for (; wr != NULL; wr = wr->next) {
+		struct sr_recv_wqe *w;
+
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > max_sge) {
+			ret = -EINVAL;
+			break;
+		}
+		if (sr_ring_free(r, prod) == 0) {
+			ret = -ENOMEM;
+			break;
+		}
+		w = sr_ring_slot(r, prod);
+		w->wr_id = wr->wr_id;
+		w->num_sge = (uint32_t)wr->num_sge;
+		w->length = 0;
+		for (int i = 0; i < wr->num_sge; i++) {
+			w->sge[i] = wr->sg_list[i];
+			w->length += wr->sg_list[i].length;
+		}
+		prod++;
+	}
+	sr_ring_publish(r, prod);
+	*wrp = wr;
+	return ret;
+}
 
 struct sr_srq {
 	struct sr_dev *dev;

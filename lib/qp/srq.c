@@ -166,32 +166,8 @@ int sr_srq_query(struct sr_srq *srq, struct sr_srq_attr *attr)
 int sr_srq_post_recv(struct sr_srq *srq, const struct sr_recv_wr *wr,
 		     const struct sr_recv_wr **bad)
 {
-	uint32_t prod = sr_ring_prod_peek(&srq->ring);
-	int ret = 0;
+	int ret = sr_recv_ring_post(&srq->ring, srq->max_sge, &wr);
 
-	for (; wr != NULL; wr = wr->next) {
-		struct sr_recv_wqe *w;
-		int i;
-
-		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > srq->max_sge) {
-			ret = -EINVAL;
-			break;
-		}
-		if (sr_ring_free(&srq->ring, prod) == 0) {
-			ret = -ENOMEM;
-			break;
-		}
-		w = sr_ring_slot(&srq->ring, prod);
-		w->wr_id = wr->wr_id;
-		w->num_sge = (uint32_t)wr->num_sge;
-		w->length = 0;
-		for (i = 0; i < wr->num_sge; i++) {
-			w->sge[i] = wr->sg_list[i];
-			w->length += wr->sg_list[i].length;
-		}
-		prod++;
-	}
-	sr_ring_publish(&srq->ring, prod);
 	if (ret != 0 && bad != NULL)
 		*bad = wr;
 	return ret;
