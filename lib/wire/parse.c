@@ -140,6 +140,14 @@ static enum sr_parse_result sr_parse_ipv6(const uint8_t *f, uint32_t len,
 		return SR_PARSE_IPV6_LEN;
 	if (plen > avail - sizeof(struct sr_ipv6))
 		return SR_PARSE_RUNT;
+	/*
+	 * A GID ::ffff:a.b.c.d stands for an IPv4 address, which RoCEv2
+	 * carries in IPv4 (IBA Annex A17): such a packet over IPv6 names a
+	 * peer that an answer would reach over IPv4, from an address it was
+	 * not sent to.  No RNIC sends it; refused like any framing fault.
+	 */
+	if (sr_gid_is_v4(ip + 8) || sr_gid_is_v4(ip + 24))
+		return SR_PARSE_IPV6_MAPPED;
 	pkt->ipv6 = true;
 	pkt->l4 = (uint16_t)(pkt->l3 + sizeof(struct sr_ipv6));
 	*ip_plen = plen;

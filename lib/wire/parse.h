@@ -37,6 +37,7 @@
 	X(IPV4_CSUM, true, "IPv4 header checksum bad")                     \
 	X(IPV6_EXT, true, "IPv6 extension header")                         \
 	X(IPV6_LEN, true, "IPv6 payload length inconsistent")              \
+	X(IPV6_MAPPED, true, "IPv4-mapped address in an IPv6 header")      \
 	X(UDP_LEN, true, "UDP length inconsistent")                        \
 	X(TVER, true, "BTH transport version is not 0")                    \
 	X(OPCODE, true, "unknown or reserved opcode")                      \

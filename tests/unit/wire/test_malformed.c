@@ -211,6 +211,36 @@ START_TEST(ipv6_extension_headers)
 }
 END_TEST
 
+/*
+ * An IPv4-mapped address (::ffff:a.b.c.d, the GID of an IPv4 address) in
+ * an IPv6 header, source or destination, with a correct ICRC: refused.
+ * Accepted, it would be described (struct sr_build) as IPv4 and answered
+ * over IPv4 (the round trip the parse fuzzer checks fails).
+ */
+START_TEST(ipv6_mapped_addresses)
+{
+	static const uint8_t mapped[16] = { [10] = 0xff, [11] = 0xff,
+					    10, 0, 0, 1 };
+	struct sr_pkt pkt;
+
+	for (int which = 8; which <= 24; which += 16) {   /* source, dest */
+		uint32_t n = make(SR_OPCODE(RC, SEND_ONLY), true, false, 32,
+				  &pkt);
+		uint8_t *ip = frame + pkt.l3;
+
+		memcpy(ip + which, mapped, 16);
+		sr_icrc_store(frame + pkt.end,
+			      sr_icrc_calc(ip, true, pkt.end - pkt.l3));
+		ck_assert_int_eq(parse_exact(frame, n), SR_PARSE_IPV6_MAPPED);
+		/* one byte off the mapped prefix: an IPv6 address again */
+		ip[which + 9] = 0x01;
+		sr_icrc_store(frame + pkt.end,
+			      sr_icrc_calc(ip, true, pkt.end - pkt.l3));
+		ck_assert_int_eq(parse_exact(frame, n), SR_PARSE_OK);
+	}
+}
+END_TEST
+
 START_TEST(not_roce_frames)
 {
 	struct sr_pkt pkt;
@@ -295,6 +325,7 @@ static Suite *malformed_suite(void)
 	tcase_add_test(tc, bad_icrc);
 	tcase_add_test(tc, ipv4_options_fragments_checksum_lengths);
 	tcase_add_test(tc, ipv6_extension_headers);
+	tcase_add_test(tc, ipv6_mapped_addresses);
 	tcase_add_test(tc, not_roce_frames);
 	tcase_add_test(tc, runt_and_oversize);
 	tcase_add_test(tc, random_mutations);
