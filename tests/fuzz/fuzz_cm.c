@@ -15,6 +15,30 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct sr_cm_id *last;
+/* Every id the consumer was handed (events name them), to destroy at the
+ * end; max_ids bounds how many exist at once. */
+#define FZ_IDS 64
+static struct sr_cm_id *held[FZ_IDS];
+static unsigned int nheld;
+
+static void fz_hold(struct sr_cm_id *id)
+{
+	for (unsigned int i = 0; i < nheld; i++)
+		if (held[i] == id)
+			return;
+	if (nheld < FZ_IDS)
+		held[nheld++] = id;
+	else
+		abort();        /* more ids than the CM may have: a leak */
+}
+
+static void fz_release(struct sr_cm_id *id, uint64_t now)
+{
+	for (unsigned int i = 0; i < nheld; i++)
+		if (held[i] == id)
+			held[i] = held[--nheld];
+	sr_cm_id_destroy(id, now);
+}
 
 static void fz_send(void *ctx, const struct sr_cm_addr *to, const uint8_t *mad)
 {
@@ -33,6 +57,7 @@ static void fz_event(void *ctx, struct sr_cm_id *id, const struct sr_cm_event *e
 	(void)ctx;
 	(void)ev;
 	last = id;
+	fz_hold(id);
 }
 
 static void check_round_trip(const uint8_t *mad)
@@ -65,7 +90,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	peers[1].gid[15] = 1;
 	last = NULL;
-	(void)sr_cm_listen(cm, 0x0000000001061C06ull, NULL, &l);
+	nheld = 0;
+	if (sr_cm_listen(cm, 0x0000000001061C06ull, NULL, &l) == 0)
+		fz_hold(l);
 	while (size > 0) {
 		uint8_t ctl = data[0];
 		size_t len = size - 1 < SR_MAD_SIZE ? size - 1 : SR_MAD_SIZE;
@@ -94,16 +121,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			case 6: (void)sr_cm_drep(last, now, NULL, 0); break;
 			case 7: (void)sr_cm_sidr_rep(last, now, 0, 5, 5, NULL, 0); break;
 			case 8: (void)sr_cm_established(last, now); break;
-			case 9: sr_cm_id_destroy(last, now); last = NULL; break;
+			case 9: fz_release(last, now); last = NULL; break;
 			default: break;
 			}
 		}
 	}
-	/* Destroy what the consumer holds, let every timewait end. */
+	/* Destroy what the consumer holds, let every timewait end: then no
+	 * id may be left. */
+	while (nheld > 0)
+		fz_release(held[nheld - 1], now);
 	for (int i = 0; i < 8 && sr_cm_ids_in_use(cm) > 0; i++) {
 		now += 1000000000000ull;
 		sr_cm_poll(cm, now);
 	}
+	if (sr_cm_ids_in_use(cm) != 0)
+		abort();
 	sr_cm_destroy(cm);
 	return 0;
 }

@@ -3,7 +3,12 @@
  * libFuzzer target for the parser.  Any input is parsed as an Ethernet
  * frame and as a bare IP packet; whatever is accepted is described and
  * rebuilt, and the rebuilt frame must parse to the same description and
- * carry the same payload (builder and parser agree on every input).
+ * carry the same payload (builder and parser agree on every input).  The
+ * round trip also runs on frames accepted with the ICRC left unchecked:
+ * a mutated frame almost never keeps a right ICRC, and checking only
+ * those left the round trip to the seeds (an IPv6 header with an
+ * IPv4-mapped address, which the builder sent back as IPv4, went
+ * unnoticed that way).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +52,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(copy, data, size);
 	if (sr_parse_eth(copy, (uint32_t)size, 0, &pkt) == SR_PARSE_OK)
 		check_round_trip(&pkt);
-	(void)sr_parse_eth(copy, (uint32_t)size, SR_PARSE_NO_ICRC, &pkt);
+	if (sr_parse_eth(copy, (uint32_t)size, SR_PARSE_NO_ICRC, &pkt) ==
+	    SR_PARSE_OK)
+		check_round_trip(&pkt);
 	(void)sr_parse_ip(copy, (uint32_t)size, SR_PARSE_NO_ICRC, &pkt);
 	free(copy);
 	return 0;
