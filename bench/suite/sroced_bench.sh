@@ -10,7 +10,10 @@
 #   sroced    a daemon per host on that veth end, the processes its clients
 # Figures: ib_write_bw 64 B (msg/s) and 64 KiB (Gbit/s), ib_write_lat
 # 64 B (typical us); then through the daemons, the aggregate ib_write_bw
-# 64 KiB of 1, 2, 4 and 8 client pairs at once.  Raw outputs in
+# 64 KiB of 1, 2, 4 and 8 client pairs at once.  Before each run, the
+# probe sroce-bench-c2c --wake: what waking a sleeping thread on the other
+# CPU costs here, the hop a frame pays through an idle daemon (the
+# figures follow it: docs/performance.md).  Raw outputs in
 # OUT_DIR/sroced/, min / median / max as a Markdown table on stdout (and
 # OUT_DIR/sroced/table.md).  Figures only: nothing is asserted.
 set -u
@@ -96,6 +99,9 @@ for r in $(seq "$runs"); do
 	for mode in embedded sroced; do
 		printf '[%s] %s run %s (load %s)\n' "$(date +%H:%M:%S)" $mode $r \
 			"$(cut -d' ' -f1 /proc/loadavg)"
+		[ $mode = embedded ] &&
+			"$build/bench/link/sroce-bench-c2c" --wake --trips 5000 \
+				> "$out/wake.$r.txt" 2>&1
 		[ $mode = sroced ] && daemons_up
 		port=$((port + 20))
 		pt $mode $((port + 1)) "$out/bw64-$mode.$r.txt" ib_write_bw -s 64 -D 2
@@ -163,4 +169,20 @@ for n in (1, 2, 4, 8):
         v = [perftest('%s/agg%d-%d.%d.txt' % (out, n, i, r), 3) for i in range(n)]
         agg.append(sum(x for x in v if x is not None) if any(x is not None for x in v) else None)
     print('| %d | %s |' % (n, spread(agg, '%.2f')))
+
+def wake(f):
+    try:
+        with open(f) as fh:
+            for line in fh:
+                m = re.search(r'"bench":"wake".*"one_way_ns":([0-9.]+)', line)
+                if m:
+                    return float(m.group(1)) / 1000
+    except OSError:
+        pass
+    return None
+
+print()
+print('Waking a sleeping thread on the other CPU (sroce-bench-c2c --wake, '
+      'before each run), one way, us: %s' %
+      spread([wake('%s/wake.%d.txt' % (out, r)) for r in range(1, runs + 1)], '%.1f'))
 PY
