@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * idle.c — what sroced does when a round found nothing (sroced.h): spin a
- * little, then sleep until a frame or a request comes — on its ports'
- * sockets, its control connections and its clients' doorbells
- * (sroced/proto.h, struct srd_bell) — or, where something has no
- * descriptor to wait on, nap on a timer.
+ * little, keep polling a while with the CPU yielded between rounds, then
+ * sleep until a frame or a request comes — on its ports' sockets, its
+ * control connections and its clients' doorbells (sroced/proto.h, struct
+ * srd_bell) — or, where something has no descriptor to wait on, nap on a
+ * timer.
  */
 #include <poll.h>
 #include <sched.h>
@@ -15,16 +16,32 @@
 #include "sroced.h"
 
 /*
- * The spin after the last work, and the nap where the daemon cannot sleep
- * until woken.  The defaults follow the CPUs the daemon may use.  With 4 or more, a
- * client's next frame is best met spinning (50 us, then 10 us naps).  With
- * fewer, the clients' own polling threads (and on a two-host test, another
- * daemon) take the cores, and every microsecond the daemon spins is taken
- * from a client that has frames to send: on 2 CPUs, ib_write_lat through
- * two daemons measured 92-224 us typical with 50/10 and 26-108 us with
- * 5/50, ib_write_bw 64 B 0.043-0.049 against 0.19 M msg/s, 64 KiB 1.0-1.3
- * against 1.85-1.92 Gbit/s (docs/sroced.md).  --idle-spin-us and
- * --idle-nap-us set them.
+ * The spin after the last work, the rounds that yield the CPU after it,
+ * and the nap where the daemon cannot sleep until woken.
+ *
+ * Spinning: with 4 or more CPUs, a client's next frame is best met
+ * spinning (50 us, then 10 us naps).  With fewer, the clients' own
+ * polling threads (and on a two-host test, another daemon) take the
+ * cores, and every microsecond the daemon spins is taken from a client
+ * that has frames to send: on 2 CPUs, ib_write_lat through two daemons
+ * measured 92-224 us typical with 50/10 and 26-108 us with 5/50,
+ * ib_write_bw 64 B 0.043-0.049 against 0.19 M msg/s (docs/sroced.md).
+ *
+ * Yielding: then, for idle_yield_ns, each idle round ends in
+ * sched_yield() instead of a sleep.  The daemon stays runnable, so a
+ * client's frame needs no wake-up: a thread that sleeps is woken by an
+ * interrupt to its CPU, and on a VM that is the dearest step of all
+ * (sroce-bench-c2c --wake: 40 us to a busy virtual CPU, 100-180 us to an
+ * idle one on the nested VM sroce is measured on, against 4 us to hand
+ * the CPU over on the same one).  Yielding gives the CPU to whatever else
+ * wants it (a client that polls its CQ yields too), so it takes nothing
+ * from the clients that spinning took; where nothing else wants the
+ * CPU it is a spin.  On 2 CPUs through two daemons: ib_write_lat 64 B
+ * 52-58 -> 26-38 us, ib_write_bw 64 B 0.10-0.12 -> 0.14-0.20 M msg/s,
+ * 64 KiB 1.02 -> 1.15-1.35 Gbit/s (docs/performance.md).  After it the
+ * daemon sleeps, so an idle device costs no CPU.
+ *
+ * --idle-spin-us, --idle-yield-us and --idle-nap-us set them.
  */
 void srd_idle_defaults(struct sroced *d)
 {
@@ -40,6 +57,7 @@ void srd_idle_defaults(struct sroced *d)
 		d->idle_spin_ns = 5000;
 		d->idle_nap_ns = 50000;
 	}
+	d->idle_yield_ns = SRD_IDLE_YIELD_NS;
 }
 
 /* What a sleep watches: the ports' sockets, the doorbells, the control
@@ -162,7 +180,8 @@ static bool srd_sleep(struct sroced *d, struct srd_sleep *s,
 
 /*
  * After a round that found nothing, by how long the daemon has been idle:
- * spin idle_spin_ns; then sleep until a frame or a request wakes it
+ * spin idle_spin_ns; yield the CPU after each round for idle_yield_ns;
+ * then sleep until a frame or a request wakes it
  * (srd_sleep, 1 ms at most: the ports' timers) when every port and client
  * has a descriptor for that; else nap idle_nap_ns at a time (timer slack
  * 1 us, main), 200 us after 50 ms idle, 1 ms after a second.  Returns
@@ -175,6 +194,10 @@ bool srd_idle(struct sroced *d, uint64_t idle_ns)
 
 	if (idle_ns < d->idle_spin_ns)
 		return false;
+	if (idle_ns < d->idle_spin_ns + d->idle_yield_ns) {
+		sched_yield();
+		return false;
+	}
 	if (!d->no_sleep && srd_sleep_set(d, &s))
 		return srd_sleep(d, &s, 1000000);
 	if (idle_ns >= 1000000000ull && ts.tv_nsec < 1000000)

@@ -5,7 +5,8 @@
  *
  *   sroced [--foreground] [--config FILE]... [--socket PATH]
  *          [--run-dir DIR] [--quarantine-ms MS] [--qpn-blocks N]
- *          [--idle-spin-us US] [--idle-nap-us US] [--no-sleep] [--nice N]
+ *          [--idle-spin-us US] [--idle-yield-us US] [--idle-nap-us US]
+ *          [--no-sleep] [--nice N]
  *          [--verbose]
  *
  * Devices: each --config FILE (pmd/CONFIG.md), else every
@@ -150,8 +151,8 @@ static void srd_usage(void)
 	fprintf(stderr,
 		"usage: sroced [--foreground] [--config FILE]... [--socket PATH]\n"
 		"              [--run-dir DIR] [--quarantine-ms MS] [--qpn-blocks N]\n"
-		"              [--idle-spin-us US] [--idle-nap-us US] [--no-sleep]\n"
-		"              [--nice N] [--verbose]\n");
+		"              [--idle-spin-us US] [--idle-yield-us US]\n"
+		"              [--idle-nap-us US] [--no-sleep] [--nice N] [--verbose]\n");
 }
 
 /*
@@ -288,6 +289,7 @@ int main(int argc, char **argv)
 			snprintf(d.run_dir, sizeof(d.run_dir), "%s", v);
 			i++;
 		} else if (v && (strcmp(a, "--idle-spin-us") == 0 ||
+				 strcmp(a, "--idle-yield-us") == 0 ||
 				 strcmp(a, "--idle-nap-us") == 0)) {
 			bool nap = strcmp(a, "--idle-nap-us") == 0;
 			char *end;
@@ -300,8 +302,10 @@ int main(int argc, char **argv)
 			}
 			if (nap)
 				d.idle_nap_ns = us * 1000;
-			else
+			else if (strcmp(a, "--idle-spin-us") == 0)
 				d.idle_spin_ns = us * 1000;
+			else
+				d.idle_yield_ns = us * 1000;
 			i++;
 		} else if (v && strcmp(a, "--nice") == 0) {
 			char *end;
@@ -372,9 +376,11 @@ int main(int argc, char **argv)
 			srd_log("%s: %s", d.sock_path, strerror(-rc));
 	}
 	if (rc == 0) {
-		srd_log("serving %u device(s) on %s (pid %d; idle: spins %llu us, then %s)",
+		srd_log("serving %u device(s) on %s (pid %d; idle: spins %llu us, "
+			"polls yielding %llu us, then %s)",
 			d.ndevs, d.sock_path, (int)getpid(),
 			(unsigned long long)(d.idle_spin_ns / 1000),
+			(unsigned long long)(d.idle_yield_ns / 1000),
 			srd_idle_how(&d));
 		if (!foreground && daemon(0, 1) != 0)
 			srd_log("cannot go to the background: %s", strerror(errno));

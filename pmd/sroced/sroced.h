@@ -38,6 +38,8 @@ struct sr_cm_watch;
 #define SRD_LISTEN_MAX  1024
 /* The most the daemon raises its priority for its clients (--nice). */
 #define SRD_NICE_MAX (-10)
+/* How long an idle daemon keeps polling, yielding between rounds (idle.c). */
+#define SRD_IDLE_YIELD_NS 1000000ull
 
 struct srd_client;
 struct sr_frame;
@@ -112,6 +114,7 @@ struct sroced {
 	uint32_t next_block;
 	uint64_t quarantine_ns;
 	uint64_t idle_spin_ns;          /* idle rounds spun before a nap */
+	uint64_t idle_yield_ns;         /* then rounds that yield the CPU */
 	uint64_t idle_nap_ns;           /* then naps this long (main.c) */
 	bool no_sleep;                  /* nap even where it could sleep */
 	int nice;                       /* now (main.c srd_clients_changed) */

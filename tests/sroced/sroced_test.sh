@@ -147,6 +147,7 @@ loopback)
 	# the idle policy's and the nice option's: a bad value is one line
 	# and exit 2
 	for bad in "--idle-nap-us 0" "--idle-spin-us x" "--idle-nap-us 100001" \
+		   "--idle-yield-us 100001" "--idle-yield-us -1" \
 		   "--nice 1" "--nice -21" "--nice x"; do
 		"$sroced" --foreground $bad > "$tmp/bad.log" 2>&1
 		rc=$?
