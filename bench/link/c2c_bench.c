@@ -100,11 +100,21 @@ static void *wake_answer(void *arg)
 	return NULL;
 }
 
-/* One round trip of --wake from the first side; false on failure. */
-static bool wake_trip(struct c2c *c)
+/* Round trip i from the first side, by cache line; false on failure. */
+static bool line_trip(struct c2c *c, uint64_t i)
+{
+	c->line = 2 * i - 1;
+	while (c->line != 2 * i && !c->failed)
+		relax();
+	return !c->failed;
+}
+
+/* Round trip i of --wake from the first side; false on failure. */
+static bool wake_trip(struct c2c *c, uint64_t i)
 {
 	uint64_t v = 1;
 
+	(void)i;
 	return write(c->efd[1], &v, sizeof(v)) == sizeof(v) &&
 	       read(c->efd[0], &v, sizeof(v)) == sizeof(v) && !c->failed;
 }
@@ -141,6 +151,7 @@ int main(int argc, char **argv)
 	};
 	static struct c2c c = { .trips = 0 };
 	bool wake = false;
+	bool (*trip)(struct c2c *, uint64_t);
 	pthread_t t;
 	double t0, t1;
 	int o;
@@ -184,19 +195,10 @@ int main(int argc, char **argv)
 	}
 	if (pthread_create(&t, NULL, wake ? wake_answer : c2c_answer, &c) != 0)
 		return 1;
+	trip = wake ? wake_trip : line_trip;
 	t0 = now_ns();
-	for (uint64_t i = 1; i <= c.trips; i++) {
-		if (wake) {
-			if (!wake_trip(&c))
-				break;
-			continue;
-		}
-		c.line = 2 * i - 1;
-		while (c.line != 2 * i && !c.failed)
-			relax();
-		if (c.failed)
-			break;
-	}
+	for (uint64_t i = 1; i <= c.trips && trip(&c, i); i++)
+		;
 	t1 = now_ns();
 	if (pthread_join(t, NULL) != 0 || c.failed) {
 		fprintf(stderr, "sroce-bench-c2c: cannot run on CPU %d\n",

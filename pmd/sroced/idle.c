@@ -36,10 +36,11 @@
  * the CPU over on the same one).  Yielding gives the CPU to whatever else
  * wants it (a client that polls its CQ yields too), so it takes nothing
  * from the clients that spinning took; where nothing else wants the
- * CPU it is a spin.  On 2 CPUs through two daemons: ib_write_lat 64 B
- * 52-58 -> 26-38 us, ib_write_bw 64 B 0.10-0.12 -> 0.14-0.20 M msg/s,
- * 64 KiB 1.02 -> 1.15-1.35 Gbit/s (docs/performance.md).  After it the
- * daemon sleeps, so an idle device costs no CPU.
+ * CPU it is a spin.  On 2 CPUs through two daemons, 5 runs each:
+ * ib_write_lat 64 B 43-61 -> 20-38 us typical, ib_write_bw 64 B
+ * 0.093-0.106 -> 0.148-0.208 M msg/s, 64 KiB 1.02-1.32 -> 1.16-1.65
+ * Gbit/s (docs/performance.md).  After it the daemon sleeps, so an idle
+ * device costs no CPU.
  *
  * --idle-spin-us, --idle-yield-us and --idle-nap-us set them.
  */
