@@ -22,6 +22,7 @@
 #define READERS 2
 #define RUN_NS (400 * 1000 * 1000LL)
 #define MIN_ROUNDS 2000
+#define SR_WRAP_PUBS 128     /* see reader() */
 
 static uint64_t now_ns(void)
 {
@@ -38,7 +39,7 @@ static uint64_t now_ns(void)
  */
 struct hammer {
 	_Atomic uint64_t pub[NK];
-	_Atomic uint64_t gen[NK];      /* publications of pub[i] */
+	_Atomic uint64_t pubs;         /* publications, every index */
 	_Atomic bool stop;
 	_Atomic uint64_t ok, failed, bad, odd_err, wrapped;
 	bool remote;
@@ -62,7 +63,7 @@ static void *reader(void *arg)
 
 	while (!atomic_load(&H.stop)) {
 		unsigned i = (seed = seed * 1103515245u + 12345u) >> 16 & (NK - 1);
-		uint64_t gen = atomic_load(&H.gen[i]);
+		uint64_t pubs = atomic_load(&H.pubs);
 		uint64_t pub = atomic_load(&H.pub[i]);
 		uint32_t key = (uint32_t)pub, pat = (uint32_t)(pub >> 32);
 		uint64_t off = ((seed >> 8) % (H.win - H.len + 1)) & ~UINT64_C(3);
@@ -85,12 +86,17 @@ static void *reader(void *arg)
 				if (tmp[w] == pat)
 					continue;
 				/*
-				 * A reader descheduled while its registration
-				 * was redone 255 times holds a key whose 8-bit
-				 * key byte has come round again: that key is
-				 * valid (as on an RNIC).  Anything else is bad.
+				 * A reader descheduled long enough holds a key
+				 * whose 8-bit key byte has come round again:
+				 * that key is valid (as on an RNIC).  A slot's
+				 * byte moves on each create and registration
+				 * (at most 2 per publication), of whichever
+				 * index holds the slot then (destroyed objects'
+				 * slots are reused), so it comes round after
+				 * 128 publications at the least, counted over
+				 * every index.  Anything sooner is bad.
 				 */
-				if (atomic_load(&H.gen[i]) - gen >= 255)
+				if (atomic_load(&H.pubs) - pubs >= SR_WRAP_PUBS)
 					atomic_fetch_add(&H.wrapped, 1);
 				else
 					atomic_fetch_add(&H.bad, 1);
@@ -130,7 +136,7 @@ static void hammer_stop(pthread_t *th)
 static void publish(unsigned i, uint32_t key, uint32_t pattern)
 {
 	atomic_store(&H.pub[i], key | (uint64_t)pattern << 32);
-	atomic_fetch_add(&H.gen[i], 1);
+	atomic_fetch_add(&H.pubs, 1);
 }
 
 /*
