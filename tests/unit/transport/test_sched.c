@@ -17,6 +17,12 @@
  *                slots (the same QPNs) while the stale entries are still
  *                in the heaps: the survivors' and the newcomers' WRITEs
  *                all complete with their data, nothing else runs.
+ *   busy_take_turns
+ *                4 QPs each with a 16-packet WRITE to send, one packet
+ *                each per round: every one of them is first on the wire
+ *                in some round (a busy QP was first in every round, and
+ *                behind a small queue took most of its slots: cc_storm),
+ *                and all four WRITEs complete with their data.
  */
 #include <string.h>
 
@@ -213,6 +219,68 @@ START_TEST(test_destroyed_while_scheduled)
 }
 END_TEST
 
+/* The destination QPN of each request frame node 0 sends, in order. */
+struct order_log {
+	uint32_t qpn[256];
+	unsigned int n;
+};
+
+static bool order_tap(void *ctx, int from, uint8_t *frame, uint32_t *len)
+{
+	struct order_log *l = ctx;
+	struct sr_pkt pkt;
+
+	if (from == 0 && l->n < 256 &&
+	    sr_parse_eth(frame, *len, 0, &pkt) == SR_PARSE_OK)
+		l->qpn[l->n++] = sr_bth_dqpn(sr_pkt_bth(&pkt));
+	return true;
+}
+
+START_TEST(test_busy_take_turns)
+{
+	enum { NB = 4, WLEN = 16 * 1024, ROUNDS = 8 };
+	static struct sr_wc wc[NB];
+	static struct order_log log;
+	unsigned int firsts[NB] = { 0 };
+	struct h_pair p;
+
+	setup_many(&p);
+	h_settle(&p);
+	log.n = 0;
+	sim_set_tap(p.net, order_tap, &log);
+	for (int k = 0; k < NB; k++) {
+		struct sr_qp *s0 = p.n[0].qp;
+
+		memset(p.n[0].buf + k * WLEN, 0x21 + k, WLEN);
+		p.n[0].qp = qa[k];
+		ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_WRITE, (uint64_t)k,
+					     (uint32_t)k * WLEN, WLEN,
+					     (uint32_t)k * WLEN,
+					     SR_SEND_SIGNALED), 0);
+		p.n[0].qp = s0;
+	}
+	/* rounds of node 0 alone: one packet per QP each, no ACK back yet */
+	for (int r = 0; r < ROUNDS; r++) {
+		unsigned int before = log.n;
+
+		sr_dev_poll(p.n[0].dev, 1);
+		ck_assert_uint_eq(log.n, before + NB);
+		for (int k = 0; k < NB; k++)
+			if (log.qpn[before] == sr_qp_num(qb[k]))
+				firsts[k]++;
+	}
+	for (int k = 0; k < NB; k++)
+		ck_assert_msg(firsts[k] > 0, "QP %d never first in %d rounds",
+			      k, ROUNDS);
+	sim_set_tap(p.net, NULL, NULL);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, wc, NB, 1000000), NB);
+	for (int i = 0; i < NB; i++)
+		ck_assert_int_eq(wc[i].status, SR_WC_SUCCESS);
+	ck_assert_mem_eq(p.n[1].buf, p.n[0].buf, NB * WLEN);
+	teardown_many(&p);
+}
+END_TEST
+
 static Suite *sched_suite(void)
 {
 	Suite *s = suite_create("transport_sched");
@@ -222,6 +290,7 @@ static Suite *sched_suite(void)
 	tcase_add_test(tc, test_many_timers);
 	tcase_add_test(tc, test_idle_cost);
 	tcase_add_test(tc, test_destroyed_while_scheduled);
+	tcase_add_test(tc, test_busy_take_turns);
 	suite_add_tcase(s, tc);
 	return s;
 }
