@@ -38,6 +38,7 @@
 	X(ACK_COALESCED, "ACK requests answered by a later ACK")            \
 	X(RETRY, "retransmissions started (sequence NAK or implicit NAK)")  \
 	X(TIMEOUT, "retransmit timer expiries")                             \
+	X(PROBE, "probes: go-back-N in loss recovery, retry_cnt not spent") \
 	X(RNR_RETRY, "retransmissions after an RNR wait")                   \
 	X(RETRY_EXC, "retry_cnt exhausted")                                 \
 	X(RNR_RETRY_EXC, "rnr_retry exhausted")                             \

@@ -47,6 +47,7 @@
 	X(BY_TIMEOUT, "retransmit timer")                                    \
 	X(BY_RNR, "RNR NAK, rnr_retry used up")                              \
 	X(BY_IMPLICIT, "a READ/atomic response missing")                     \
+	X(BY_PROBE, "probe: no ACK in loss recovery")                        \
 	X(MODIFY, "modify_qp")                                               \
 	X(ERR_REQ, "responder: invalid request")                             \
 	X(ERR_ACCESS, "responder: remote access error")                      \

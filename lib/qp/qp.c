@@ -835,6 +835,7 @@ void sr_qp_flush(struct sr_qp *qp)
 	qp->req.off = 0;
 	qp->req.rd_atomic = 0;
 	qp->comp.deadline = 0;
+	qp->comp.probe_at = 0;
 	qp->comp.rnr_until = 0;
 	qp->resp.busy = NULL;
 	qp->resp.ack_pending = false;

@@ -154,6 +154,8 @@ struct sr_comp_state {
 	uint32_t idx;                 /* oldest WQE not completed */
 	uint32_t psn;                 /* oldest PSN not acknowledged */
 	uint64_t deadline;            /* retransmit timer; 0: off */
+	uint64_t probe_at;            /* probe in loss recovery; 0: off */
+	uint8_t probe_shift;          /* probes since progress (backoff) */
 	uint64_t rnr_until;           /* RNR wait; 0: not waiting */
 	uint8_t retry_left;
 	uint8_t rnr_left;

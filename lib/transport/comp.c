@@ -17,6 +17,16 @@
  * the oldest unacknowledged PSN (retry_cnt).  Retry exhaustion ->
  * RETRY_EXC_ERR or RNR_RETRY_EXC_ERR and ERR.
  *
+ * Probes: after a loss the requester resends with a small window (req.c),
+ * and behind a full queue that may be one packet; when it is dropped too,
+ * no later packet draws a sequence NAK and only the timer can tell.  So a
+ * QP in that state whose oldest PSN is not acknowledged within an eighth of
+ * the timeout goes back N again (a probe), then after a quarter, a half:
+ * the wait doubles until progress.  Probes spend no retry_cnt and leave the
+ * timer running: it still expires after the full timeout without progress
+ * and counts as before, so a dead peer fails exactly as late as without
+ * them.  A QP whose window is fully open never probes.
+ *
  * READ responses are placed as they arrive in order; a gap (a response
  * lost) resends the READ for the bytes not yet received.
  */
@@ -60,6 +70,23 @@ void sr_comp_arm_timer(struct sr_qp *qp, uint64_t now)
 
 	if (t != 0 && qp->comp.deadline == 0)
 		qp->comp.deadline = now + t;
+}
+
+/* Arm the probe, if the QP is in loss recovery (see the top). */
+static void sr_comp_arm_probe(struct sr_qp *qp, uint64_t now)
+{
+	uint64_t t = sr_comp_timeout_ns(qp), p, at;
+
+	qp->comp.probe_at = 0;
+	if (t == 0 || qp->req.cwnd == 0 || qp->comp.deadline == 0 ||
+	    !sr_comp_outstanding(qp))
+		return;
+	p = t >> SR_PROBE_SHIFT;
+	if (p < SR_PROBE_MIN_NS)
+		p = SR_PROBE_MIN_NS;
+	at = now + (p << qp->comp.probe_shift);
+	if (at < qp->comp.deadline)     /* else the timer comes first */
+		qp->comp.probe_at = at;
 }
 
 static void sr_comp_restart_timer(struct sr_qp *qp)
@@ -220,13 +247,18 @@ static void sr_comp_retry(struct sr_qp *qp, bool count_retry, uint16_t why)
 		qp->comp.retry_left--;
 	}
 	sr_qp_count(qp, SR_CNT_RETRY, 1);
-	if (why == SR_TRACE_WHY_BY_TIMEOUT || why == SR_TRACE_WHY_BY_SEQ_NAK)
-		sr_req_loss(qp, why == SR_TRACE_WHY_BY_TIMEOUT);
+	if (why == SR_TRACE_WHY_BY_TIMEOUT || why == SR_TRACE_WHY_BY_SEQ_NAK ||
+	    why == SR_TRACE_WHY_BY_PROBE)
+		sr_req_loss(qp, why != SR_TRACE_WHY_BY_SEQ_NAK);
 	sr_req_rewind(qp);
 	sr_qp_trace(qp, SR_TRACE_GO_BACK, 0, why, qp->req.psn, next,
 		    qp->comp.retry_left, 0);
-	qp->comp.deadline = 0;
-	sr_comp_arm_timer(qp, sr_dev_now(qp->dev));
+	if (why != SR_TRACE_WHY_BY_PROBE) {   /* a probe leaves the timer */
+		qp->comp.deadline = 0;
+		sr_comp_arm_timer(qp, sr_dev_now(qp->dev));
+		qp->comp.probe_shift = 0;
+	}
+	sr_comp_arm_probe(qp, sr_dev_now(qp->dev));
 }
 
 static void sr_comp_progress(struct sr_qp *qp)
@@ -234,6 +266,8 @@ static void sr_comp_progress(struct sr_qp *qp)
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	qp->comp.rnr_left = qp->attr.rnr_retry;
 	sr_comp_restart_timer(qp);
+	qp->comp.probe_shift = 0;
+	sr_comp_arm_probe(qp, sr_dev_now(qp->dev));
 }
 
 static void sr_comp_ack(struct sr_qp *qp, const struct sr_pkt *pkt,
@@ -535,6 +569,18 @@ unsigned int sr_comp_run(struct sr_qp *qp, uint64_t now)
 			n++;
 		}
 	}
+	if (qp->comp.probe_at != 0 && now >= qp->comp.probe_at) {
+		qp->comp.probe_at = 0;
+		if (qp->req.cwnd != 0 && qp->comp.rnr_until == 0 &&
+		    sr_comp_outstanding(qp)) {
+			sr_qp_count(qp, SR_CNT_PROBE, 1);
+			qp->comp.rewound = false;
+			if (qp->comp.probe_shift < 8)
+				qp->comp.probe_shift++;
+			sr_comp_retry(qp, false, SR_TRACE_WHY_BY_PROBE);
+			n++;
+		}
+	}
 	return n;
 }
 
@@ -546,6 +592,12 @@ uint64_t sr_comp_next_timer(const struct sr_qp *qp, uint64_t now)
 		t = qp->comp.rnr_until > now ? qp->comp.rnr_until - now : 0;
 	if (qp->comp.deadline != 0) {
 		uint64_t d = qp->comp.deadline > now ? qp->comp.deadline - now : 0;
+
+		if (d < t)
+			t = d;
+	}
+	if (qp->comp.probe_at != 0) {
+		uint64_t d = qp->comp.probe_at > now ? qp->comp.probe_at - now : 0;
 
 		if (d < t)
 			t = d;

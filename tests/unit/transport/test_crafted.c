@@ -677,21 +677,27 @@ START_TEST(test_comp_timeout_and_retry_exhaustion)
 	struct h_opts o;
 	struct cap cap = { 0 };
 	struct sr_wc wc;
-	uint64_t cnt[SR_CNT_MAX];
+	uint64_t cnt[SR_CNT_MAX], t0;
 
 	h_default_opts(&o, SR_QPT_RC);
 	o.retry = 3;
 	o.timeout = 10;    /* 4.19 ms */
 	comp_setup(&p, &cap, &o);
+	t0 = sim_now(p.net);
 	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 10, 0, 0), 0);
 	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 100000), 1);
 	ck_assert_int_eq(wc.status, SR_WC_RETRY_EXC_ERR);
-	ck_assert_int_eq(cap.n, 4);                 /* first try + 3 retries */
-	for (int i = 0; i < 4; i++)
-		ck_assert_uint_eq(cap.psn[i], o.psn0 & 0xffffff);
+	/* the first try, 3 retries, and the probes between them (comp.c):
+	 * after 1 ms and 2 ms more, the next would pass the timer */
 	sr_qp_counters(p.n[0].qp, cnt);
 	ck_assert_uint_eq(cnt[SR_CNT_TIMEOUT], 4);
+	ck_assert_uint_eq(cnt[SR_CNT_PROBE], 3 * 2);
+	ck_assert_int_eq(cap.n, 4 + 3 * 2);
+	for (int i = 0; i < cap.n; i++)
+		ck_assert_uint_eq(cap.psn[i], o.psn0 & 0xffffff);
 	ck_assert_uint_eq(cnt[SR_CNT_RETRY_EXC], 1);
+	/* probes spend no retry: it fails no sooner than 4 timeouts */
+	ck_assert_uint_ge(sim_now(p.net) - t0, 4 * (4096ull << 10));
 	ck_assert_int_eq(sr_qp_state(p.n[0].qp), SR_QPS_ERR);
 	h_pair_fini(&p);
 }

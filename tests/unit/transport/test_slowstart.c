@@ -6,6 +6,7 @@
  * resent the whole 128-PSN window at once; behind a small queue that lost
  * it again at every timeout until retry_cnt ran out.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "harness.h"
@@ -206,6 +207,99 @@ START_TEST(test_small_queue_completes)
 }
 END_TEST
 
+/*
+ * Sixteen QPs, 64 KiB WRITE each, behind the same 16-frame queue, with
+ * retry_cnt 7 (cc_storm on the simulated wire).  A QP recovering from a
+ * loss has one packet in flight; while the others keep the queue full it
+ * is mostly dropped, and with only the 4.2 ms timer to find that out, a QP
+ * lost its resend 8 times running and failed with RETRY_EXC.  Probes
+ * (comp.c) resend it sooner without spending retry_cnt, and every round
+ * lets another QP go first (core/dev.c).
+ */
+#define NQ 16
+START_TEST(test_many_qps_small_queue)
+{
+	const uint32_t len = 64 * 1024;
+	struct queue_tap t = { 0 };
+	struct sr_qp *qa[NQ], *qb[NQ];
+	uint64_t cnt[SR_CNT_MAX], probes = 0, timeouts = 0;
+	struct sr_wc wc[NQ];
+	bool seen[NQ] = { false };
+	struct h_pair p;
+	struct h_opts o;
+
+	h_default_opts(&o, SR_QPT_RC);
+	o.buflen = 2 * NQ * len;
+	o.cqe = 4 * NQ;
+	o.timeout = 10;
+	o.retry = 7;
+	o.sim.delay_ns = 10000;
+	h_pair_init(&p, &o);
+	for (int k = 0; k < NQ; k++) {
+		struct sr_qp *s0 = p.n[0].qp, *s1 = p.n[1].qp;
+
+		for (int i = 0; i < 2; i++) {
+			struct sr_qp_init_attr init = {
+				.send_cq = p.n[i].scq, .recv_cq = p.n[i].rcq,
+				.pd = p.n[i].pd, .qp_type = SR_QPT_RC,
+				.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+					 .max_send_sge = 1, .max_recv_sge = 1 },
+			};
+
+			p.n[i].qp = sr_qp_create(p.n[i].dev, &init);
+			ck_assert_ptr_nonnull(p.n[i].qp);
+		}
+		qa[k] = p.n[0].qp;
+		qb[k] = p.n[1].qp;
+		h_connect(&p, 0);
+		h_connect(&p, 1);
+		p.n[0].qp = s0;
+		p.n[1].qp = s1;
+	}
+	h_settle(&p);
+	t.net = p.net;
+	t.drain_ns = 2000;
+	t.q_max = 16;
+	sim_set_tap(p.net, queue_tap_fn, &t);
+	fill(p.n[0].buf, NQ * len, 23);
+	for (int k = 0; k < NQ; k++) {
+		struct sr_qp *s0 = p.n[0].qp;
+
+		p.n[0].qp = qa[k];
+		ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_WRITE, (uint64_t)k,
+					     (uint32_t)k * len, len,
+					     NQ * len + (uint32_t)k * len,
+					     SR_SEND_SIGNALED), 0);
+		p.n[0].qp = s0;
+	}
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, wc, NQ, 50000000), NQ);
+	for (int k = 0; k < NQ; k++) {
+		ck_assert_int_eq(wc[k].status, SR_WC_SUCCESS);
+		ck_assert(!seen[wc[k].wr_id]);
+		seen[wc[k].wr_id] = true;
+		sr_qp_counters(qa[k], cnt);
+		ck_assert_uint_eq(cnt[SR_CNT_RETRY_EXC], 0);
+		probes += cnt[SR_CNT_PROBE];
+		timeouts += cnt[SR_CNT_TIMEOUT];
+	}
+	ck_assert_mem_eq(p.n[1].buf + NQ * len, p.n[0].buf, NQ * len);
+	ck_assert_uint_gt(t.drops, 0);      /* the queue did overflow */
+	ck_assert_uint_gt(probes, 0);       /* and QPs recovered by probes */
+	printf("many_qps_small_queue: %llu passed, %llu dropped, "
+	       "%llu timeouts, %llu probes, %.1f ms simulated\n",
+	       (unsigned long long)t.passed, (unsigned long long)t.drops,
+	       (unsigned long long)timeouts, (unsigned long long)probes,
+	       (double)sim_now(p.net) / 1e6);
+	sim_set_tap(p.net, NULL, NULL);
+	h_settle(&p);
+	for (int k = 0; k < NQ; k++) {
+		ck_assert_int_eq(sr_qp_destroy(qa[k]), 0);
+		ck_assert_int_eq(sr_qp_destroy(qb[k]), 0);
+	}
+	h_pair_fini(&p);
+}
+END_TEST
+
 static Suite *slowstart_suite(void)
 {
 	Suite *s = suite_create("transport_slowstart");
@@ -215,6 +309,7 @@ static Suite *slowstart_suite(void)
 	tcase_add_test(tc, test_timeout_restarts_small);
 	tcase_add_test(tc, test_seq_nak_restarts_small);
 	tcase_add_test(tc, test_small_queue_completes);
+	tcase_add_test(tc, test_many_qps_small_queue);
 	suite_add_tcase(s, tc);
 	return s;
 }
