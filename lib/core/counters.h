@@ -36,7 +36,7 @@
 	X(ACK_SENT, "ACKs sent")                                            \
 	X(ACK_RCVD, "ACKs and responses received")                          \
 	X(ACK_COALESCED, "ACK requests answered by a later ACK")            \
-	X(RETRY, "retransmissions started (sequence NAK or implicit NAK)")  \
+	X(RETRY, "retransmissions started (NAK, implicit NAK, timeout, probe)") \
 	X(TIMEOUT, "retransmit timer expiries")                             \
 	X(PROBE, "probes: go-back-N in loss recovery, retry_cnt not spent") \
 	X(RNR_RETRY, "retransmissions after an RNR wait")                   \

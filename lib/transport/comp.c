@@ -21,8 +21,8 @@
  * and behind a full queue that may be one packet; when it is dropped too,
  * no later packet draws a sequence NAK and only the timer can tell.  So a
  * QP in that state whose oldest PSN is not acknowledged within an eighth of
- * the timeout goes back N again (a probe), then after a quarter, a half:
- * the wait doubles until progress.  Probes spend no retry_cnt and leave the
+ * the timeout (4 ms at least) goes back N again (a probe), then after a
+ * quarter, a half: the wait doubles until progress.  Probes spend no retry_cnt and leave the
  * timer running: it still expires after the full timeout without progress
  * and counts as before, so a dead peer fails exactly as late as without
  * them.  A QP whose window is fully open never probes.
@@ -64,14 +64,6 @@ static bool sr_comp_outstanding(const struct sr_qp *qp)
 	return sr_psn_before(qp->comp.psn, qp->req.max_psn);
 }
 
-void sr_comp_arm_timer(struct sr_qp *qp, uint64_t now)
-{
-	uint64_t t = sr_comp_timeout_ns(qp);
-
-	if (t != 0 && qp->comp.deadline == 0)
-		qp->comp.deadline = now + t;
-}
-
 /* Arm the probe, if the QP is in loss recovery (see the top). */
 static void sr_comp_arm_probe(struct sr_qp *qp, uint64_t now)
 {
@@ -87,6 +79,19 @@ static void sr_comp_arm_probe(struct sr_qp *qp, uint64_t now)
 	at = now + (p << qp->comp.probe_shift);
 	if (at < qp->comp.deadline)     /* else the timer comes first */
 		qp->comp.probe_at = at;
+}
+
+/* Start the retransmit timer if it is not running (and the probe with it:
+ * a QP still in recovery whose last message was all acknowledged). */
+void sr_comp_arm_timer(struct sr_qp *qp, uint64_t now)
+{
+	uint64_t t = sr_comp_timeout_ns(qp);
+
+	if (t != 0 && qp->comp.deadline == 0) {
+		qp->comp.deadline = now + t;
+		qp->comp.probe_shift = 0;
+		sr_comp_arm_probe(qp, now);
+	}
 }
 
 static void sr_comp_restart_timer(struct sr_qp *qp)
@@ -180,6 +185,7 @@ static void sr_comp_error(struct sr_qp *qp, struct sr_send_wqe *w,
 {
 	if (w != NULL)
 		sr_comp_done(qp, w, st);
+	qp->comp.probe_at = 0;
 	sr_qp_enter_err(qp, -1);
 }
 
@@ -253,12 +259,12 @@ static void sr_comp_retry(struct sr_qp *qp, bool count_retry, uint16_t why)
 	sr_req_rewind(qp);
 	sr_qp_trace(qp, SR_TRACE_GO_BACK, 0, why, qp->req.psn, next,
 		    qp->comp.retry_left, 0);
-	if (why != SR_TRACE_WHY_BY_PROBE) {   /* a probe leaves the timer */
-		qp->comp.deadline = 0;
-		sr_comp_arm_timer(qp, sr_dev_now(qp->dev));
-		qp->comp.probe_shift = 0;
+	if (why == SR_TRACE_WHY_BY_PROBE) {   /* a probe leaves the timer */
+		sr_comp_arm_probe(qp, sr_dev_now(qp->dev));
+		return;
 	}
-	sr_comp_arm_probe(qp, sr_dev_now(qp->dev));
+	qp->comp.deadline = 0;
+	sr_comp_arm_timer(qp, sr_dev_now(qp->dev));   /* and the probe */
 }
 
 static void sr_comp_progress(struct sr_qp *qp)
@@ -318,6 +324,7 @@ static void sr_comp_ack(struct sr_qp *qp, const struct sr_pkt *pkt,
 		if (qp->comp.rnr_left != 7)
 			qp->comp.rnr_left--;
 		qp->comp.deadline = 0;
+		qp->comp.probe_at = 0;  /* the RNR timer's resend re-arms it */
 		qp->comp.rnr_until = sr_dev_now(qp->dev) +
 				     sr_rnr_timer_ns(SR_AETH_VALUE(syn));
 		sr_qp_trace(qp, SR_TRACE_RNR_RECV, 0, syn, psn, msn,

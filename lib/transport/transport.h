@@ -64,13 +64,14 @@
 /*
  * A QP in loss recovery (its window reduced after a loss) whose oldest
  * PSN goes unacknowledged for an eighth of its ACK timeout (at least
- * SR_PROBE_MIN_NS) goes back N again, the wait doubling each time, without
+ * SR_PROBE_MIN_NS: a peer of ours may hold an ACK 1-2 ms when its consumer
+ * stops calling verbs) goes back N again, the wait doubling each time, without
  * spending retry_cnt (comp.c).  Behind a full queue a recovering QP has one
  * packet in flight; when it is dropped nothing else can tell, and 16 QPs
  * spent most of cc_storm waiting out 67 ms timers.
  */
 #define SR_PROBE_SHIFT    3
-#define SR_PROBE_MIN_NS   1000000ull
+#define SR_PROBE_MIN_NS   4000000ull
 /*
  * ... on a QP whose ACK timeout is this code or more (4.096 us << 12 =
  * 16.8 ms; 0, infinite, too): a consumer that stops calling verbs leaves a

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Probes (lib/transport/comp.c): a QP in loss recovery whose oldest PSN
+ * goes unacknowledged for an eighth of its timeout goes back N again,
+ * spending no retry.  The responder is crafted (node 1 never sees node 0's
+ * frames; the tests answer for it), the clock is the simulated wire's.
+ *
+ *   probe_before_timer      after a timeout, the lost resend is sent
+ *                           again after T/8, then T/4 more, T/2 more, and
+ *                           the timer still comes T after the timeout
+ *   no_probe_open_window    a QP that never lost waits the whole timer
+ *   probe_after_idle        a QP still in recovery whose last message was
+ *                           acknowledged probes its next one too
+ *   no_probe_after_exc      a late engine visit with the timer and the
+ *                           probe both due: RETRY_EXC, and no probe after
+ *   rnr_then_probe_later    a probe does not follow an RNR retry at once
+ */
+#include "craft.h"
+#include "sr_check.h"
+#include "transport/transport.h"
+
+#define TIMEOUT 14                               /* 67 ms, as perftest */
+#define T_NS    (4096ull << TIMEOUT)
+#define P_NS    (T_NS >> SR_PROBE_SHIFT)         /* 8.4 ms */
+
+static void ack(struct h_pair *p, uint32_t psn, uint8_t syn, uint32_t msn)
+{
+	struct sr_build b;
+
+	craft_init(p, 1, &b, SR_OPCODE(RC, ACKNOWLEDGE), psn);
+	b.aeth_syndrome = syn;
+	b.aeth_msn = msn;
+	craft_send(p, 1, &b, NULL, 0);
+}
+
+static void setup(struct h_pair *p, struct cap *cap, uint8_t retry)
+{
+	struct h_opts o;
+
+	h_default_opts(&o, SR_QPT_RC);
+	o.retry = retry;
+	o.timeout = TIMEOUT;
+	h_pair_init(p, &o);
+	cap->swallow = 0;               /* node 0's frames stop at the tap */
+	sim_set_tap(p->net, cap_tap, cap);
+}
+
+/* Run the wire until node 0 sends a frame; the time it went. */
+static uint64_t next_frame(struct h_pair *p, struct cap *cap)
+{
+	int n0 = cap->n;
+
+	while (cap->n == n0)
+		ck_assert(sim_step(p->net));
+	return sim_now(p->net);
+}
+
+static uint64_t counter(struct h_pair *p, enum sr_counter c)
+{
+	uint64_t cnt[SR_CNT_MAX];
+
+	sr_qp_counters(p->n[0].qp, cnt);
+	return cnt[c];
+}
+
+START_TEST(test_probe_before_timer)
+{
+	struct cap cap = { 0 };
+	struct h_pair p;
+	uint64_t t0, t[4];
+
+	setup(&p, &cap, 7);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 10, 0, 0), 0);
+	next_frame(&p, &cap);
+	t0 = next_frame(&p, &cap);               /* the timeout's resend */
+	ck_assert_uint_eq(counter(&p, SR_CNT_TIMEOUT), 1);
+	ck_assert_uint_eq(counter(&p, SR_CNT_PROBE), 0);
+	for (int i = 0; i < 4; i++)
+		t[i] = next_frame(&p, &cap) - t0;
+	/* probes after P, 2P more, 4P more; 8P more would pass the timer,
+	 * which comes T after the last timeout: probes did not move it */
+	ck_assert_uint_ge(t[0], P_NS);
+	ck_assert_uint_lt(t[0], P_NS + 1000000);
+	ck_assert_uint_ge(t[1], 3 * P_NS);
+	ck_assert_uint_lt(t[1], 3 * P_NS + 1000000);
+	ck_assert_uint_ge(t[2], 7 * P_NS);
+	ck_assert_uint_lt(t[2], 7 * P_NS + 1000000);
+	ck_assert_uint_ge(t[3], T_NS);
+	ck_assert_uint_lt(t[3], T_NS + 1000000);
+	ck_assert_uint_eq(counter(&p, SR_CNT_PROBE), 3);
+	ck_assert_uint_eq(counter(&p, SR_CNT_TIMEOUT), 2);
+	for (int i = 0; i < cap.n; i++)
+		ck_assert_uint_eq(cap.psn[i], p.o.psn0 & 0xffffff);
+	h_pair_fini(&p);
+}
+END_TEST
+
+START_TEST(test_no_probe_open_window)
+{
+	struct cap cap = { 0 };
+	struct h_pair p;
+	uint64_t t0, t1;
+
+	setup(&p, &cap, 7);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 10, 0, 0), 0);
+	t0 = next_frame(&p, &cap);
+	t1 = next_frame(&p, &cap);
+	ck_assert_uint_ge(t1 - t0, T_NS);
+	ck_assert_uint_eq(counter(&p, SR_CNT_PROBE), 0);
+	ck_assert_uint_eq(counter(&p, SR_CNT_TIMEOUT), 1);
+	h_pair_fini(&p);
+}
+END_TEST
+
+START_TEST(test_probe_after_idle)
+{
+	struct cap cap = { 0 };
+	struct h_pair p;
+	struct sr_wc wc;
+	uint64_t t0, t1;
+
+	setup(&p, &cap, 7);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 10, 0,
+				     SR_SEND_SIGNALED), 0);
+	next_frame(&p, &cap);
+	next_frame(&p, &cap);                    /* timeout: in recovery */
+	ack(&p, p.o.psn0, SR_AETH_CREDITS_INVALID, 1);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 100000), 1);
+	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
+	settle(&p);
+	/* nothing outstanding; the next message is lost */
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 2, 0, 10, 0, 0), 0);
+	t0 = next_frame(&p, &cap);
+	t1 = next_frame(&p, &cap);
+	ck_assert_uint_lt(t1 - t0, T_NS);        /* a probe, not the timer */
+	ck_assert_uint_eq(counter(&p, SR_CNT_PROBE), 1);
+	ck_assert_uint_eq(cap.psn[cap.n - 1], (p.o.psn0 + 1) & 0xffffff);
+	h_pair_fini(&p);
+}
+END_TEST
+
+START_TEST(test_no_probe_after_exc)
+{
+	struct cap cap = { 0 };
+	struct h_pair p;
+	struct sr_wc wc[2];
+
+	setup(&p, &cap, 1);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 10, 0, 0), 0);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 2, 0, 10, 0, 0), 0);
+	while (counter(&p, SR_CNT_TIMEOUT) == 0)
+		ck_assert(sim_step(p.net));
+	/* the engine comes late: the probe and the timer are both due */
+	sim_advance(p.net, 2 * T_NS);
+	sr_dev_poll(p.n[0].dev, 16);
+	ck_assert_int_eq(sr_qp_state(p.n[0].qp), SR_QPS_ERR);
+	ck_assert_uint_eq(counter(&p, SR_CNT_RETRY_EXC), 1);
+	ck_assert_uint_eq(counter(&p, SR_CNT_PROBE), 0);
+	ck_assert_uint_eq(counter(&p, SR_CNT_RETRY), 1);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, wc, 2, 1000), 2);
+	ck_assert_int_eq(wc[0].status, SR_WC_RETRY_EXC_ERR);
+	ck_assert_int_eq(wc[1].status, SR_WC_WR_FLUSH_ERR);
+	h_pair_fini(&p);
+}
+END_TEST
+
+START_TEST(test_rnr_then_probe_later)
+{
+	struct cap cap = { 0 };
+	struct h_pair p;
+	uint64_t t0, t1;
+
+	setup(&p, &cap, 7);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 10, 0, 0), 0);
+	next_frame(&p, &cap);
+	next_frame(&p, &cap);                    /* timeout: in recovery */
+	/* RNR NAK, 7.68 ms: the RNR retry lands just before the probe was due */
+	ack(&p, p.o.psn0, SR_AETH_RNR_NAK | 19, 0);
+	t0 = next_frame(&p, &cap);
+	ck_assert_uint_eq(counter(&p, SR_CNT_RNR_RETRY), 1);
+	t1 = next_frame(&p, &cap);
+	ck_assert_uint_ge(t1 - t0, P_NS);        /* a probe's wait, again */
+	h_pair_fini(&p);
+}
+END_TEST
+
+static Suite *probe_suite(void)
+{
+	Suite *s = suite_create("transport_probe");
+	TCase *tc = tcase_create("probe");
+
+	tcase_add_test(tc, test_probe_before_timer);
+	tcase_add_test(tc, test_no_probe_open_window);
+	tcase_add_test(tc, test_probe_after_idle);
+	tcase_add_test(tc, test_no_probe_after_exc);
+	tcase_add_test(tc, test_rnr_then_probe_later);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+SR_CHECK_MAIN(probe_suite)
