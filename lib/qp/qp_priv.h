@@ -156,6 +156,12 @@ struct sr_comp_state {
 	uint64_t deadline;            /* retransmit timer; 0: off */
 	uint64_t probe_at;            /* probe in loss recovery; 0: off */
 	uint8_t probe_shift;          /* probes since progress (backoff) */
+	/* the round trip, one first-sent PSN timed at a time (for probes) */
+	bool rtt_on;
+	uint32_t rtt_psn;
+	uint64_t rtt_sent;
+	uint64_t srtt;                /* smoothed, ns; 0: no sample yet */
+	uint64_t rttvar;              /* its mean deviation, ns */
 	uint64_t rnr_until;           /* RNR wait; 0: not waiting */
 	uint8_t retry_left;
 	uint8_t rnr_left;

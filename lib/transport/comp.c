@@ -20,12 +20,20 @@
  * Probes: after a loss the requester resends with a small window (req.c),
  * and behind a full queue that may be one packet; when it is dropped too,
  * no later packet draws a sequence NAK and only the timer can tell.  So a
- * QP in that state whose oldest PSN is not acknowledged within an eighth of
- * the timeout (4 ms at least) goes back N again (a probe), then after a
- * quarter, a half: the wait doubles until progress.  Probes spend no retry_cnt and leave the
- * timer running: it still expires after the full timeout without progress
- * and counts as before, so a dead peer fails exactly as late as without
- * them.  A QP whose window is fully open never probes.
+ * QP in that state whose oldest PSN is not acknowledged within a round trip
+ * and four deviations (SRTT + 4 RTTVAR, as TCP's RTO; 4 ms at least) goes
+ * back N again (a probe), then after twice that, four times: the wait
+ * doubles until progress.  Probes spend no retry_cnt and leave the timer
+ * running: it still expires after the full timeout without progress and
+ * counts as before, so a dead peer fails exactly as late as without them.
+ * Before a round trip is measured (Karn's rule: never from a PSN that was
+ * sent again, so a QP that lost its first window has none) the wait is an
+ * eighth of the timeout.  No probe: while the window is fully open; when
+ * the wait would be half the timeout or more (a deep queue on the path: a
+ * probe would only resend what is still in it; or a short timeout); when
+ * the oldest WQE is a READ or atomic, whose responses come at the
+ * responder's pace (8 QPs of READs against rxe: probes re-asked for
+ * responses still on their way and ended in RETRY_EXC).
  *
  * READ responses are placed as they arrive in order; a gap (a response
  * lost) resends the READ for the bytes not yet received.
@@ -64,6 +72,35 @@ static bool sr_comp_outstanding(const struct sr_qp *qp)
 	return sr_psn_before(qp->comp.psn, qp->req.max_psn);
 }
 
+void sr_comp_rtt_start(struct sr_qp *qp, uint32_t psn, uint64_t now)
+{
+	if (qp->comp.rtt_on)
+		return;
+	qp->comp.rtt_on = true;
+	qp->comp.rtt_psn = psn;
+	qp->comp.rtt_sent = now;
+}
+
+/* The timed PSN acknowledged (first sent, never resent): a sample. */
+static void sr_comp_rtt_sample(struct sr_qp *qp, uint64_t now)
+{
+	struct sr_comp_state *c = &qp->comp;
+	uint64_t s, d;
+
+	if (!c->rtt_on || !sr_psn_before(c->rtt_psn, c->psn))
+		return;
+	c->rtt_on = false;
+	s = now > c->rtt_sent ? now - c->rtt_sent : 1;
+	if (c->srtt == 0) {
+		c->srtt = s;
+		c->rttvar = s / 2;
+		return;
+	}
+	d = s > c->srtt ? s - c->srtt : c->srtt - s;
+	c->rttvar = (3 * c->rttvar + d) / 4;
+	c->srtt = (7 * c->srtt + s) / 8;
+}
+
 /* Arm the probe, if the QP is in loss recovery (see the top). */
 static void sr_comp_arm_probe(struct sr_qp *qp, uint64_t now)
 {
@@ -73,9 +110,12 @@ static void sr_comp_arm_probe(struct sr_qp *qp, uint64_t now)
 	if (t == 0 || qp->req.cwnd == 0 || qp->comp.deadline == 0 ||
 	    !sr_comp_outstanding(qp))
 		return;
-	p = t >> SR_PROBE_SHIFT;
+	p = qp->comp.srtt ? qp->comp.srtt + 4 * qp->comp.rttvar
+			  : t >> SR_PROBE_NO_RTT_SHIFT;
 	if (p < SR_PROBE_MIN_NS)
 		p = SR_PROBE_MIN_NS;
+	if (p >= t / 2)
+		return;
 	at = now + (p << qp->comp.probe_shift);
 	if (at < qp->comp.deadline)     /* else the timer comes first */
 		qp->comp.probe_at = at;
@@ -242,6 +282,7 @@ static void sr_comp_retry(struct sr_qp *qp, bool count_retry, uint16_t why)
 		return;
 	qp->comp.rewound = true;
 	qp->comp.rewind_psn = qp->comp.psn;
+	qp->comp.rtt_on = false;        /* no sample across a resend (Karn) */
 	if (count_retry) {
 		if (qp->comp.retry_left == 0) {
 			sr_qp_count(qp, SR_CNT_RETRY_EXC, 1);
@@ -269,11 +310,14 @@ static void sr_comp_retry(struct sr_qp *qp, bool count_retry, uint16_t why)
 
 static void sr_comp_progress(struct sr_qp *qp)
 {
+	uint64_t now = sr_dev_now(qp->dev);
+
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	qp->comp.rnr_left = qp->attr.rnr_retry;
 	sr_comp_restart_timer(qp);
+	sr_comp_rtt_sample(qp, now);
 	qp->comp.probe_shift = 0;
-	sr_comp_arm_probe(qp, sr_dev_now(qp->dev));
+	sr_comp_arm_probe(qp, now);
 }
 
 static void sr_comp_ack(struct sr_qp *qp, const struct sr_pkt *pkt,
@@ -343,8 +387,10 @@ static void sr_comp_ack(struct sr_qp *qp, const struct sr_pkt *pkt,
 					qp->comp.psn = psn;
 			}
 			/* the NAK acknowledges what precedes it: progress */
-			if (qp->comp.psn != before)
+			if (qp->comp.psn != before) {
 				qp->comp.retry_left = qp->attr.retry_cnt;
+				sr_comp_rtt_sample(qp, sr_dev_now(qp->dev));
+			}
 			sr_comp_retry(qp, true, SR_TRACE_WHY_BY_SEQ_NAK);
 			return;
 		}
@@ -577,9 +623,11 @@ unsigned int sr_comp_run(struct sr_qp *qp, uint64_t now)
 		}
 	}
 	if (qp->comp.probe_at != 0 && now >= qp->comp.probe_at) {
+		struct sr_send_wqe *w = sr_comp_head(qp);
+
 		qp->comp.probe_at = 0;
 		if (qp->req.cwnd != 0 && qp->comp.rnr_until == 0 &&
-		    sr_comp_outstanding(qp)) {
+		    sr_comp_outstanding(qp) && w != NULL && !w->rd_atomic) {
 			sr_qp_count(qp, SR_CNT_PROBE, 1);
 			qp->comp.rewound = false;
 			if (qp->comp.probe_shift < 8)

@@ -391,6 +391,8 @@ static int sr_req_packet(struct sr_qp *qp, struct sr_send_wqe *w)
 		    (uint8_t)ent, (uint16_t)qp->req.rd_atomic, b.psn,
 		    wr->opcode == SR_WR_RDMA_READ ? b.reth_len : len,
 		    qp->comp.psn, qp->req.psn);
+	if (rc && !sr_psn_before(b.psn, qp->req.max_psn))
+		sr_comp_rtt_start(qp, b.psn, sr_dev_now(qp->dev));
 	if (sr_psn_before(qp->req.max_psn, qp->req.psn))
 		qp->req.max_psn = qp->req.psn;
 	qp->req.off = off + len;

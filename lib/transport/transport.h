@@ -63,15 +63,15 @@
 #define SR_CWND_TIMEOUT   1
 /*
  * A QP in loss recovery (its window reduced after a loss) whose oldest
- * PSN goes unacknowledged for an eighth of its ACK timeout (at least
+ * PSN goes unacknowledged for a round trip and four deviations (at least
  * SR_PROBE_MIN_NS: a peer of ours may hold an ACK 1-2 ms when its consumer
- * stops calling verbs) goes back N again, the wait doubling each time, without
- * spending retry_cnt (comp.c).  Behind a full queue a recovering QP has one
- * packet in flight; when it is dropped nothing else can tell, and 16 QPs
- * spent most of cc_storm waiting out 67 ms timers.
+ * stops calling verbs) goes back N again, the wait doubling each time,
+ * without spending retry_cnt (comp.c).  Behind a full queue a recovering QP
+ * has one packet in flight; when it is dropped nothing else can tell, and
+ * 16 QPs spent most of cc_storm waiting out 67 ms timers.
  */
-#define SR_PROBE_SHIFT    3
 #define SR_PROBE_MIN_NS   4000000ull
+#define SR_PROBE_NO_RTT_SHIFT 3       /* no round trip measured: T/8 */
 /*
  * ... on a QP whose ACK timeout is this code or more (4.096 us << 12 =
  * 16.8 ms; 0, infinite, too): a consumer that stops calling verbs leaves a
@@ -167,6 +167,8 @@ unsigned int sr_comp_run(struct sr_qp *qp, uint64_t now);
 uint64_t sr_comp_next_timer(const struct sr_qp *qp, uint64_t now);
 /* Completer: re-arm the retransmit timer (after sending). */
 void sr_comp_arm_timer(struct sr_qp *qp, uint64_t now);
+/* A PSN sent for the first time (RC): time its round trip if none is. */
+void sr_comp_rtt_start(struct sr_qp *qp, uint32_t psn, uint64_t now);
 
 /* tx.c */
 /*

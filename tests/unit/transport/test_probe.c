@@ -1,19 +1,26 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Probes (lib/transport/comp.c): a QP in loss recovery whose oldest PSN
- * goes unacknowledged for an eighth of its timeout goes back N again,
- * spending no retry.  The responder is crafted (node 1 never sees node 0's
- * frames; the tests answer for it), the clock is the simulated wire's.
+ * goes unacknowledged for a round trip and four deviations (4 ms at least)
+ * goes back N again, spending no retry.  The responder is crafted (node 1
+ * never sees node 0's frames; the tests answer for it), the clock is the
+ * simulated wire's.  Each test first has one message acknowledged at once,
+ * so the QP has measured a (short) round trip and probes after 4 ms (P).
  *
  *   probe_before_timer      after a timeout, the lost resend is sent
- *                           again after T/8, then T/4 more, T/2 more, and
- *                           the timer still comes T after the timeout
+ *                           again after P, then 2P more, 4P, 8P, and the
+ *                           timer still comes T after the timeout
  *   no_probe_open_window    a QP that never lost waits the whole timer
  *   probe_after_idle        a QP still in recovery whose last message was
  *                           acknowledged probes its next one too
  *   no_probe_after_exc      a late engine visit with the timer and the
  *                           probe both due: RETRY_EXC, and no probe after
  *   rnr_then_probe_later    a probe does not follow an RNR retry at once
+ *   probe_without_rtt       a QP that lost its first message (no round
+ *                           trip measured) probes after T/8
+ *   no_probe_read           a READ at the head: the timer only
+ *   no_probe_deep_queue     a round trip of 40 ms (a deep queue on the
+ *                           path): the wait would pass T/2, the timer only
  */
 #include "craft.h"
 #include "sr_check.h"
@@ -21,7 +28,7 @@
 
 #define TIMEOUT 14                               /* 67 ms, as perftest */
 #define T_NS    (4096ull << TIMEOUT)
-#define P_NS    (T_NS >> SR_PROBE_SHIFT)         /* 8.4 ms */
+#define P_NS    SR_PROBE_MIN_NS                  /* 4 ms */
 
 static void ack(struct h_pair *p, uint32_t psn, uint8_t syn, uint32_t msn)
 {
@@ -43,6 +50,27 @@ static void setup(struct h_pair *p, struct cap *cap, uint8_t retry)
 	h_pair_init(p, &o);
 	cap->swallow = 0;               /* node 0's frames stop at the tap */
 	sim_set_tap(p->net, cap_tap, cap);
+}
+
+/*
+ * One SEND acknowledged after rtt_ns: the QP's round trip measured.  The
+ * next message's first PSN is psn0 + 1.
+ */
+static void warm(struct h_pair *p, struct cap *cap, uint64_t rtt_ns)
+{
+	struct sr_wc wc;
+	int n0 = cap->n;
+
+	ck_assert_int_eq(h_post_send(p, 0, SR_WR_SEND, 100, 0, 10, 0,
+				     SR_SEND_SIGNALED), 0);
+	while (cap->n == n0)
+		ck_assert(sim_step(p->net));
+	if (rtt_ns)
+		sim_advance(p->net, rtt_ns);
+	ack(p, p->o.psn0, SR_AETH_CREDITS_INVALID, 1);
+	ck_assert_int_eq(h_wait_cq(p, p->n[0].scq, &wc, 1, 100000), 1);
+	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
+	settle(p);
 }
 
 /* Run the wire until node 0 sends a frame; the time it went. */
@@ -67,30 +95,29 @@ START_TEST(test_probe_before_timer)
 {
 	struct cap cap = { 0 };
 	struct h_pair p;
-	uint64_t t0, t[4];
+	uint64_t t0, t[5];
 
 	setup(&p, &cap, 7);
+	warm(&p, &cap, 0);
 	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 10, 0, 0), 0);
 	next_frame(&p, &cap);
 	t0 = next_frame(&p, &cap);               /* the timeout's resend */
 	ck_assert_uint_eq(counter(&p, SR_CNT_TIMEOUT), 1);
 	ck_assert_uint_eq(counter(&p, SR_CNT_PROBE), 0);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		t[i] = next_frame(&p, &cap) - t0;
-	/* probes after P, 2P more, 4P more; 8P more would pass the timer,
-	 * which comes T after the last timeout: probes did not move it */
-	ck_assert_uint_ge(t[0], P_NS);
-	ck_assert_uint_lt(t[0], P_NS + 1000000);
-	ck_assert_uint_ge(t[1], 3 * P_NS);
-	ck_assert_uint_lt(t[1], 3 * P_NS + 1000000);
-	ck_assert_uint_ge(t[2], 7 * P_NS);
-	ck_assert_uint_lt(t[2], 7 * P_NS + 1000000);
-	ck_assert_uint_ge(t[3], T_NS);
-	ck_assert_uint_lt(t[3], T_NS + 1000000);
-	ck_assert_uint_eq(counter(&p, SR_CNT_PROBE), 3);
+	/* probes after P, 2P more, 4P, 8P (15P = 60 ms); 16P more would pass
+	 * the timer, which comes T after the timeout: probes did not move it */
+	for (int i = 0; i < 4; i++) {
+		ck_assert_uint_ge(t[i], ((2ull << i) - 1) * P_NS);
+		ck_assert_uint_lt(t[i], ((2ull << i) - 1) * P_NS + 1000000);
+	}
+	ck_assert_uint_ge(t[4], T_NS);
+	ck_assert_uint_lt(t[4], T_NS + 1000000);
+	ck_assert_uint_eq(counter(&p, SR_CNT_PROBE), 4);
 	ck_assert_uint_eq(counter(&p, SR_CNT_TIMEOUT), 2);
-	for (int i = 0; i < cap.n; i++)
-		ck_assert_uint_eq(cap.psn[i], p.o.psn0 & 0xffffff);
+	for (int i = 1; i < cap.n; i++)
+		ck_assert_uint_eq(cap.psn[i], (p.o.psn0 + 1) & 0xffffff);
 	h_pair_fini(&p);
 }
 END_TEST
@@ -102,6 +129,7 @@ START_TEST(test_no_probe_open_window)
 	uint64_t t0, t1;
 
 	setup(&p, &cap, 7);
+	warm(&p, &cap, 0);
 	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 10, 0, 0), 0);
 	t0 = next_frame(&p, &cap);
 	t1 = next_frame(&p, &cap);
@@ -120,11 +148,12 @@ START_TEST(test_probe_after_idle)
 	uint64_t t0, t1;
 
 	setup(&p, &cap, 7);
+	warm(&p, &cap, 0);
 	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 10, 0,
 				     SR_SEND_SIGNALED), 0);
 	next_frame(&p, &cap);
 	next_frame(&p, &cap);                    /* timeout: in recovery */
-	ack(&p, p.o.psn0, SR_AETH_CREDITS_INVALID, 1);
+	ack(&p, p.o.psn0 + 1, SR_AETH_CREDITS_INVALID, 2);
 	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 100000), 1);
 	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
 	settle(&p);
@@ -134,7 +163,7 @@ START_TEST(test_probe_after_idle)
 	t1 = next_frame(&p, &cap);
 	ck_assert_uint_lt(t1 - t0, T_NS);        /* a probe, not the timer */
 	ck_assert_uint_eq(counter(&p, SR_CNT_PROBE), 1);
-	ck_assert_uint_eq(cap.psn[cap.n - 1], (p.o.psn0 + 1) & 0xffffff);
+	ck_assert_uint_eq(cap.psn[cap.n - 1], (p.o.psn0 + 2) & 0xffffff);
 	h_pair_fini(&p);
 }
 END_TEST
@@ -146,6 +175,7 @@ START_TEST(test_no_probe_after_exc)
 	struct sr_wc wc[2];
 
 	setup(&p, &cap, 1);
+	warm(&p, &cap, 0);
 	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 10, 0, 0), 0);
 	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 2, 0, 10, 0, 0), 0);
 	while (counter(&p, SR_CNT_TIMEOUT) == 0)
@@ -171,15 +201,76 @@ START_TEST(test_rnr_then_probe_later)
 	uint64_t t0, t1;
 
 	setup(&p, &cap, 7);
+	warm(&p, &cap, 0);
 	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 10, 0, 0), 0);
 	next_frame(&p, &cap);
 	next_frame(&p, &cap);                    /* timeout: in recovery */
-	/* RNR NAK, 7.68 ms: the RNR retry lands just before the probe was due */
-	ack(&p, p.o.psn0, SR_AETH_RNR_NAK | 19, 0);
+	/* RNR NAK, 3.84 ms: the RNR retry lands just before the probe was due */
+	ack(&p, p.o.psn0 + 1, SR_AETH_RNR_NAK | 17, 1);
 	t0 = next_frame(&p, &cap);
 	ck_assert_uint_eq(counter(&p, SR_CNT_RNR_RETRY), 1);
 	t1 = next_frame(&p, &cap);
 	ck_assert_uint_ge(t1 - t0, P_NS);        /* a probe's wait, again */
+	h_pair_fini(&p);
+}
+END_TEST
+
+START_TEST(test_probe_without_rtt)
+{
+	struct cap cap = { 0 };
+	struct h_pair p;
+	uint64_t t0, t1;
+
+	setup(&p, &cap, 7);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 10, 0, 0), 0);
+	next_frame(&p, &cap);
+	t0 = next_frame(&p, &cap);               /* timeout: in recovery */
+	t1 = next_frame(&p, &cap);
+	ck_assert_uint_ge(t1 - t0, T_NS / 8);
+	ck_assert_uint_lt(t1 - t0, T_NS / 8 + 1000000);
+	ck_assert_uint_eq(counter(&p, SR_CNT_PROBE), 1);
+	h_pair_fini(&p);
+}
+END_TEST
+
+START_TEST(test_no_probe_read)
+{
+	struct cap cap = { 0 };
+	struct h_pair p;
+	uint64_t t0, t1;
+
+	setup(&p, &cap, 7);
+	warm(&p, &cap, 0);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 10, 0, 0), 0);
+	next_frame(&p, &cap);
+	next_frame(&p, &cap);                    /* timeout: in recovery */
+	ack(&p, p.o.psn0 + 1, SR_AETH_CREDITS_INVALID, 2);
+	settle(&p);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_READ, 2, 0, 4096, 0, 0), 0);
+	t0 = next_frame(&p, &cap);
+	t1 = next_frame(&p, &cap);
+	ck_assert_uint_ge(t1 - t0, T_NS);        /* the timer, no probe */
+	ck_assert_uint_eq(counter(&p, SR_CNT_PROBE), 0);
+	ck_assert_uint_eq(cap.op[cap.n - 1], SR_OPCODE(RC, READ_REQUEST));
+	h_pair_fini(&p);
+}
+END_TEST
+
+START_TEST(test_no_probe_deep_queue)
+{
+	struct cap cap = { 0 };
+	struct h_pair p;
+	uint64_t t0, t1;
+
+	setup(&p, &cap, 7);
+	warm(&p, &cap, 40000000);                /* SRTT 40 ms, RTTVAR 20 */
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 10, 0, 0), 0);
+	next_frame(&p, &cap);
+	t0 = next_frame(&p, &cap);               /* timeout: in recovery */
+	t1 = next_frame(&p, &cap);
+	ck_assert_uint_ge(t1 - t0, T_NS);
+	ck_assert_uint_eq(counter(&p, SR_CNT_PROBE), 0);
+	ck_assert_uint_eq(counter(&p, SR_CNT_TIMEOUT), 2);
 	h_pair_fini(&p);
 }
 END_TEST
@@ -194,6 +285,9 @@ static Suite *probe_suite(void)
 	tcase_add_test(tc, test_probe_after_idle);
 	tcase_add_test(tc, test_no_probe_after_exc);
 	tcase_add_test(tc, test_rnr_then_probe_later);
+	tcase_add_test(tc, test_probe_without_rtt);
+	tcase_add_test(tc, test_no_probe_read);
+	tcase_add_test(tc, test_no_probe_deep_queue);
 	suite_add_tcase(s, tc);
 	return s;
 }
