@@ -639,23 +639,21 @@ unsigned int sr_comp_run(struct sr_qp *qp, uint64_t now)
 	return n;
 }
 
+/* ns from now to an absolute deadline at (0: none, UINT64_MAX). */
+static uint64_t sr_comp_due(uint64_t at, uint64_t now)
+{
+	if (at == 0)
+		return UINT64_MAX;
+	return at > now ? at - now : 0;
+}
+
 uint64_t sr_comp_next_timer(const struct sr_qp *qp, uint64_t now)
 {
-	uint64_t t = UINT64_MAX;
+	uint64_t t = sr_comp_due(qp->comp.rnr_until, now), d;
 
-	if (qp->comp.rnr_until != 0)
-		t = qp->comp.rnr_until > now ? qp->comp.rnr_until - now : 0;
-	if (qp->comp.deadline != 0) {
-		uint64_t d = qp->comp.deadline > now ? qp->comp.deadline - now : 0;
-
-		if (d < t)
-			t = d;
-	}
-	if (qp->comp.probe_at != 0) {
-		uint64_t d = qp->comp.probe_at > now ? qp->comp.probe_at - now : 0;
-
-		if (d < t)
-			t = d;
-	}
-	return t;
+	d = sr_comp_due(qp->comp.deadline, now);
+	if (d < t)
+		t = d;
+	d = sr_comp_due(qp->comp.probe_at, now);
+	return d < t ? d : t;
 }

@@ -18,6 +18,7 @@
 #include <glob.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,6 +254,29 @@ static void srd_run(struct sroced *d)
 	}
 }
 
+/* The idle times set in microseconds (idle.c): the field of option a, and
+ * the least it takes; NULL if a is none of them. */
+static uint64_t *srd_idle_opt(struct sroced *d, const char *a,
+			      unsigned long *least)
+{
+	static const struct {
+		const char *opt;
+		size_t off;
+		unsigned long least;
+	} t[] = {
+		{ "--idle-spin-us", offsetof(struct sroced, idle_spin_ns), 0 },
+		{ "--idle-yield-us", offsetof(struct sroced, idle_yield_ns), 0 },
+		{ "--idle-nap-us", offsetof(struct sroced, idle_nap_ns), 1 },
+	};
+
+	for (size_t k = 0; k < sizeof(t) / sizeof(t[0]); k++)
+		if (strcmp(a, t[k].opt) == 0) {
+			*least = t[k].least;
+			return (uint64_t *)((char *)d + t[k].off);
+		}
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	static struct sroced d = { .listen_fd = -1 };
@@ -272,6 +296,8 @@ int main(int argc, char **argv)
 	d.nice_max = SRD_NICE_MAX;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		unsigned long least;
+		uint64_t *idle;
 
 		if (strcmp(a, "--foreground") == 0) {
 			foreground = true;
@@ -288,24 +314,16 @@ int main(int argc, char **argv)
 		} else if (v && strcmp(a, "--run-dir") == 0) {
 			snprintf(d.run_dir, sizeof(d.run_dir), "%s", v);
 			i++;
-		} else if (v && (strcmp(a, "--idle-spin-us") == 0 ||
-				 strcmp(a, "--idle-yield-us") == 0 ||
-				 strcmp(a, "--idle-nap-us") == 0)) {
-			bool nap = strcmp(a, "--idle-nap-us") == 0;
+		} else if (v && (idle = srd_idle_opt(&d, a, &least)) != NULL) {
 			char *end;
 			unsigned long us = strtoul(v, &end, 0);
 
 			if (*v == '\0' || *end != '\0' || us > 100000 ||
-			    (nap && us == 0)) {
+			    us < least) {
 				fprintf(stderr, "sroced: %s: 0 .. 100000 (the nap at least 1)\n", a);
 				return 2;
 			}
-			if (nap)
-				d.idle_nap_ns = us * 1000;
-			else if (strcmp(a, "--idle-spin-us") == 0)
-				d.idle_spin_ns = us * 1000;
-			else
-				d.idle_yield_ns = us * 1000;
+			*idle = us * 1000;
 			i++;
 		} else if (v && strcmp(a, "--nice") == 0) {
 			char *end;

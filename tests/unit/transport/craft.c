@@ -84,3 +84,13 @@ void craft_read(struct h_pair *p, uint32_t psn, uint32_t off,
 	b.reth_len = len;
 	craft_send(p, 0, &b, NULL, 0);
 }
+
+void craft_ack(struct h_pair *p, uint32_t psn, uint8_t syn, uint32_t msn)
+{
+	struct sr_build b;
+
+	craft_init(p, 1, &b, SR_OPCODE(RC, ACKNOWLEDGE), psn);
+	b.aeth_syndrome = syn;
+	b.aeth_msn = msn;
+	craft_send(p, 1, &b, NULL, 0);
+}

@@ -38,6 +38,8 @@ void craft_send(struct h_pair *p, int from, const struct sr_build *b,
 		const void *payload, uint32_t len);
 /* node 0 sends node 1 a READ of len bytes of its buffer at off. */
 void craft_read(struct h_pair *p, uint32_t psn, uint32_t off, uint32_t len);
+/* An ACKNOWLEDGE from node 1 with this AETH. */
+void craft_ack(struct h_pair *p, uint32_t psn, uint8_t syn, uint32_t msn);
 /* Run the simulated wire until nothing moves. */
 void settle(struct h_pair *p);
 

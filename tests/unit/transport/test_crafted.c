@@ -571,16 +571,6 @@ END_TEST
 /* ------------------------------------------------------------------ */
 /* Completer                                                          */
 
-static void ack(struct h_pair *p, uint32_t psn, uint8_t syn, uint32_t msn)
-{
-	struct sr_build b;
-
-	craft_init(p, 1, &b, SR_OPCODE(RC, ACKNOWLEDGE), psn);
-	b.aeth_syndrome = syn;
-	b.aeth_msn = msn;
-	craft_send(p, 1, &b, NULL, 0);
-}
-
 static struct h_pair *comp_setup(struct h_pair *p, struct cap *cap,
 				 struct h_opts *o)
 {
@@ -603,13 +593,13 @@ START_TEST(test_comp_coalesced_ack)
 	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 2, 0, 10, 0, SR_SEND_SIGNALED), 0);
 	settle(&p);
 	ck_assert_int_eq(cap.n, 2);
-	ack(&p, o.psn0 + 1, SR_AETH_CREDITS_INVALID, 2);   /* acks both */
+	craft_ack(&p, o.psn0 + 1, SR_AETH_CREDITS_INVALID, 2);   /* acks both */
 	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, wc, 2, 1000), 2);
 	ck_assert_uint_eq(wc[0].wr_id, 1);
 	ck_assert_uint_eq(wc[1].wr_id, 2);
 	ck_assert_int_eq(wc[1].status, SR_WC_SUCCESS);
 	/* a ghost ACK (never sent) changes nothing */
-	ack(&p, o.psn0 + 50, SR_AETH_CREDITS_INVALID, 3);
+	craft_ack(&p, o.psn0 + 50, SR_AETH_CREDITS_INVALID, 3);
 	settle(&p);
 	ck_assert_int_eq(sr_qp_state(p.n[0].qp), SR_QPS_RTS);
 	h_pair_fini(&p);
@@ -628,13 +618,13 @@ START_TEST(test_comp_seq_nak_retransmit)
 	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 4000, 0, SR_SEND_SIGNALED), 0);
 	settle(&p);
 	ck_assert_int_eq(cap.n, 4);
-	ack(&p, o.psn0 + 2, NAK(PSN_SEQ_ERR), 0);  /* lost the third packet */
+	craft_ack(&p, o.psn0 + 2, NAK(PSN_SEQ_ERR), 0);  /* lost the third packet */
 	settle(&p);
 	ck_assert_int_eq(cap.n, 6);                  /* MIDDLE and LAST again */
 	ck_assert_uint_eq(cap.psn[4], (o.psn0 + 2) & 0xffffff);
 	ck_assert_uint_eq(cap.op[4], SR_OPCODE(RC, SEND_MIDDLE));
 	ck_assert_uint_eq(cap.op[5], SR_OPCODE(RC, SEND_LAST));
-	ack(&p, o.psn0 + 3, SR_AETH_CREDITS_INVALID, 1);
+	craft_ack(&p, o.psn0 + 3, SR_AETH_CREDITS_INVALID, 1);
 	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 1000), 1);
 	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
 	h_pair_fini(&p);
@@ -660,7 +650,7 @@ START_TEST(test_comp_error_naks)
 	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_WRITE, 2, 0, 10, 0, 0), 0);
 	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 3, 0, 10, 0, 0), 0);
 	settle(&p);
-	ack(&p, o.psn0 + 1, t[_i].syn, 1);   /* implicitly acks the first */
+	craft_ack(&p, o.psn0 + 1, t[_i].syn, 1);   /* implicitly acks the first */
 	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, wc, 2, 1000), 2);
 	ck_assert_uint_eq(wc[0].wr_id, 2);
 	ck_assert_int_eq(wc[0].status, t[_i].st);
@@ -717,12 +707,12 @@ START_TEST(test_comp_rnr_wait)
 	settle(&p);
 	ck_assert_int_eq(cap.n, 1);
 	t0 = sim_now(p.net);
-	ack(&p, o.psn0, SR_AETH_RNR_NAK | 14, 0);   /* 1.28 ms */
+	craft_ack(&p, o.psn0, SR_AETH_RNR_NAK | 14, 0);   /* 1.28 ms */
 	while (cap.n < 2 && sim_step(p.net))
 		;
 	ck_assert_int_eq(cap.n, 2);
 	ck_assert_uint_ge(sim_now(p.net) - t0, 1280000);
-	ack(&p, o.psn0, SR_AETH_CREDITS_INVALID, 1);
+	craft_ack(&p, o.psn0, SR_AETH_CREDITS_INVALID, 1);
 	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 1000), 1);
 	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
 	h_pair_fini(&p);
@@ -756,7 +746,7 @@ START_TEST(test_comp_read_paths)
 	ck_assert_uint_eq(cap.op[1], SR_OPCODE(RC, READ_REQUEST));
 	ck_assert_uint_eq(cap.psn[2], (psn + 4) & 0xffffff);
 	/* ACK of the last SEND without READ responses: implicit NAK */
-	ack(&p, psn + 4, SR_AETH_CREDITS_INVALID, 3);
+	craft_ack(&p, psn + 4, SR_AETH_CREDITS_INVALID, 3);
 	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, wc, 1, 1000), 1);
 	ck_assert_uint_eq(wc[0].wr_id, 1);   /* the SEND before it: acked */
 	settle(&p);
@@ -792,7 +782,7 @@ START_TEST(test_comp_read_paths)
 	ck_assert_uint_eq(wc[0].wr_id, 2);
 	ck_assert_int_eq(wc[0].status, SR_WC_SUCCESS);
 	ck_assert_mem_eq(p.n[0].buf + 8192, data, 1000);
-	ack(&p, psn + 4, SR_AETH_CREDITS_INVALID, 3);
+	craft_ack(&p, psn + 4, SR_AETH_CREDITS_INVALID, 3);
 	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, wc, 1, 1000), 1);
 	ck_assert_uint_eq(wc[0].wr_id, 3);
 	h_pair_fini(&p);

@@ -30,16 +30,6 @@
 #define T_NS    (4096ull << TIMEOUT)
 #define P_NS    SR_PROBE_MIN_NS                  /* 4 ms */
 
-static void ack(struct h_pair *p, uint32_t psn, uint8_t syn, uint32_t msn)
-{
-	struct sr_build b;
-
-	craft_init(p, 1, &b, SR_OPCODE(RC, ACKNOWLEDGE), psn);
-	b.aeth_syndrome = syn;
-	b.aeth_msn = msn;
-	craft_send(p, 1, &b, NULL, 0);
-}
-
 static void setup(struct h_pair *p, struct cap *cap, uint8_t retry)
 {
 	struct h_opts o;
@@ -67,7 +57,7 @@ static void warm(struct h_pair *p, struct cap *cap, uint64_t rtt_ns)
 		ck_assert(sim_step(p->net));
 	if (rtt_ns)
 		sim_advance(p->net, rtt_ns);
-	ack(p, p->o.psn0, SR_AETH_CREDITS_INVALID, 1);
+	craft_ack(p, p->o.psn0, SR_AETH_CREDITS_INVALID, 1);
 	ck_assert_int_eq(h_wait_cq(p, p->n[0].scq, &wc, 1, 100000), 1);
 	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
 	settle(p);
@@ -81,6 +71,15 @@ static uint64_t next_frame(struct h_pair *p, struct cap *cap)
 	while (cap->n == n0)
 		ck_assert(sim_step(p->net));
 	return sim_now(p->net);
+}
+
+/* A SEND (wr_id 1) lost and resent by the timer, which puts the QP in
+ * loss recovery; the time of the resend. */
+static uint64_t lose_one(struct h_pair *p, struct cap *cap, int flags)
+{
+	ck_assert_int_eq(h_post_send(p, 0, SR_WR_SEND, 1, 0, 10, 0, flags), 0);
+	next_frame(p, cap);
+	return next_frame(p, cap);
 }
 
 static uint64_t counter(struct h_pair *p, enum sr_counter c)
@@ -99,9 +98,7 @@ START_TEST(test_probe_before_timer)
 
 	setup(&p, &cap, 7);
 	warm(&p, &cap, 0);
-	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 10, 0, 0), 0);
-	next_frame(&p, &cap);
-	t0 = next_frame(&p, &cap);               /* the timeout's resend */
+	t0 = lose_one(&p, &cap, 0);              /* the timeout's resend */
 	ck_assert_uint_eq(counter(&p, SR_CNT_TIMEOUT), 1);
 	ck_assert_uint_eq(counter(&p, SR_CNT_PROBE), 0);
 	for (int i = 0; i < 5; i++)
@@ -149,11 +146,8 @@ START_TEST(test_probe_after_idle)
 
 	setup(&p, &cap, 7);
 	warm(&p, &cap, 0);
-	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 10, 0,
-				     SR_SEND_SIGNALED), 0);
-	next_frame(&p, &cap);
-	next_frame(&p, &cap);                    /* timeout: in recovery */
-	ack(&p, p.o.psn0 + 1, SR_AETH_CREDITS_INVALID, 2);
+	lose_one(&p, &cap, SR_SEND_SIGNALED);    /* timeout: in recovery */
+	craft_ack(&p, p.o.psn0 + 1, SR_AETH_CREDITS_INVALID, 2);
 	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 100000), 1);
 	ck_assert_int_eq(wc.status, SR_WC_SUCCESS);
 	settle(&p);
@@ -202,11 +196,9 @@ START_TEST(test_rnr_then_probe_later)
 
 	setup(&p, &cap, 7);
 	warm(&p, &cap, 0);
-	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 10, 0, 0), 0);
-	next_frame(&p, &cap);
-	next_frame(&p, &cap);                    /* timeout: in recovery */
+	lose_one(&p, &cap, 0);                   /* timeout: in recovery */
 	/* RNR NAK, 3.84 ms: the RNR retry lands just before the probe was due */
-	ack(&p, p.o.psn0 + 1, SR_AETH_RNR_NAK | 17, 1);
+	craft_ack(&p, p.o.psn0 + 1, SR_AETH_RNR_NAK | 17, 1);
 	t0 = next_frame(&p, &cap);
 	ck_assert_uint_eq(counter(&p, SR_CNT_RNR_RETRY), 1);
 	t1 = next_frame(&p, &cap);
@@ -222,9 +214,7 @@ START_TEST(test_probe_without_rtt)
 	uint64_t t0, t1;
 
 	setup(&p, &cap, 7);
-	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 10, 0, 0), 0);
-	next_frame(&p, &cap);
-	t0 = next_frame(&p, &cap);               /* timeout: in recovery */
+	t0 = lose_one(&p, &cap, 0);              /* timeout: in recovery */
 	t1 = next_frame(&p, &cap);
 	ck_assert_uint_ge(t1 - t0, T_NS / 8);
 	ck_assert_uint_lt(t1 - t0, T_NS / 8 + 1000000);
@@ -241,10 +231,8 @@ START_TEST(test_no_probe_read)
 
 	setup(&p, &cap, 7);
 	warm(&p, &cap, 0);
-	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 10, 0, 0), 0);
-	next_frame(&p, &cap);
-	next_frame(&p, &cap);                    /* timeout: in recovery */
-	ack(&p, p.o.psn0 + 1, SR_AETH_CREDITS_INVALID, 2);
+	lose_one(&p, &cap, 0);                   /* timeout: in recovery */
+	craft_ack(&p, p.o.psn0 + 1, SR_AETH_CREDITS_INVALID, 2);
 	settle(&p);
 	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_READ, 2, 0, 4096, 0, 0), 0);
 	t0 = next_frame(&p, &cap);
@@ -264,9 +252,7 @@ START_TEST(test_no_probe_deep_queue)
 
 	setup(&p, &cap, 7);
 	warm(&p, &cap, 40000000);                /* SRTT 40 ms, RTTVAR 20 */
-	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_SEND, 1, 0, 10, 0, 0), 0);
-	next_frame(&p, &cap);
-	t0 = next_frame(&p, &cap);               /* timeout: in recovery */
+	t0 = lose_one(&p, &cap, 0);              /* timeout: in recovery */
 	t1 = next_frame(&p, &cap);
 	ck_assert_uint_ge(t1 - t0, T_NS);
 	ck_assert_uint_eq(counter(&p, SR_CNT_PROBE), 0);
