@@ -303,16 +303,6 @@ int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
 				     sr_rate_limit_kbps_to_bps(attr->rate_limit));
 	if (m & IBV_QP_STATE)
 		qp->state = attr->qp_state;
-	/*
-	 * To ERR: one engine round now (inline mode), so the flush and an SRQ
-	 * QP's IBV_EVENT_QP_LAST_WQE_REACHED come before this returns, as
-	 * from an RNIC, not at the helper's next look 1-2 ms later.  UCX
-	 * waits for that event to destroy the QP; arriving after its worker
-	 * began to go, it aborted Open MPI at MPI_Finalize, twice in ~110
-	 * runs (docs/compat.md).
-	 */
-	if ((m & IBV_QP_STATE) && attr->qp_state == IBV_QPS_ERR)
-		sr_ibv_progress(w->rt);
 	return 0;
 }
 
