@@ -8,6 +8,15 @@
  * The callback runs on the engine thread (core/dev.h): it only looks the
  * object up, queues the event and signals the eventfd.  An event is
  * delivered to the context that created the object.
+ *
+ * Destroying an object keeps rdma-core's promise (ibv_cmd_destroy_qp and
+ * the kernel's ib_uverbs_release_uevent): no event for it is queued after
+ * its map entry goes, the queued ones nobody has read are dropped, and the
+ * ones read are waited for until ibv_ack_async_event, so that an ack never
+ * writes into a freed object.  UCX acks LAST_WQE_REACHED on its async
+ * thread while its main thread destroys the QP that the event let go.
+ *
+ * Locks: map_lock, then a context's ev_lock.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -52,17 +61,113 @@ out_unlock:
 	return rc;
 }
 
-void sr_ibv_map_del(struct sr_ibv_rt *rt, const void *lib,
-		    const void *wrapper)
+/* An object's event: the object, or NULL for a port's or the device's. */
+static const void *sr_ibv_ev_object(const struct ibv_async_event *ev)
 {
+	switch (ev->event_type) {
+	case IBV_EVENT_CQ_ERR:
+		return ev->element.cq;
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED:
+		return ev->element.srq;
+	case IBV_EVENT_QP_FATAL:
+	case IBV_EVENT_QP_REQ_ERR:
+	case IBV_EVENT_QP_ACCESS_ERR:
+	case IBV_EVENT_COMM_EST:
+	case IBV_EVENT_SQ_DRAINED:
+	case IBV_EVENT_PATH_MIG:
+	case IBV_EVENT_PATH_MIG_ERR:
+	case IBV_EVENT_QP_LAST_WQE_REACHED:
+		return ev->element.qp;
+	default:
+		return NULL;
+	}
+}
+
+/* Where an object counts its events read, and its acks: NULL if none. */
+static uint32_t *sr_ibv_ev_counts(const struct ibv_async_event *ev,
+				  uint32_t **acked, pthread_mutex_t **mutex,
+				  pthread_cond_t **cond)
+{
+	switch (ev->event_type) {
+	case IBV_EVENT_CQ_ERR: {
+		struct ibv_cq *cq = ev->element.cq;
+
+		*acked = &cq->async_events_completed;
+		*mutex = &cq->mutex;
+		*cond = &cq->cond;
+		return &sr_cq_of(cq)->ev_read;
+	}
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED: {
+		struct ibv_srq *srq = ev->element.srq;
+
+		*acked = &srq->events_completed;
+		*mutex = &srq->mutex;
+		*cond = &srq->cond;
+		return &sr_container_of(srq, struct sr_ibv_srq, ibsrq)->ev_read;
+	}
+	default:
+		if (sr_ibv_ev_object(ev) == NULL)
+			return NULL;
+		*acked = &ev->element.qp->events_completed;
+		*mutex = &ev->element.qp->mutex;
+		*cond = &ev->element.qp->cond;
+		return &sr_qp_of(ev->element.qp)->ev_read;
+	}
+}
+
+/* Drop ctx's unread events of object (ev_lock held). */
+static void sr_ibv_ev_purge(struct sr_ibv_ctx *ctx, const void *object)
+{
+	unsigned int kept = 0;
+
+	for (unsigned int i = 0; i < ctx->ev_count; i++) {
+		const struct ibv_async_event *e =
+			&ctx->ev_ring[(ctx->ev_head + i) % ctx->ev_size];
+
+		if (sr_ibv_ev_object(e) == object)
+			continue;
+		ctx->ev_ring[(ctx->ev_head + kept) % ctx->ev_size] = *e;
+		kept++;
+	}
+	/* the eventfd keeps its count: ibv_get_async_event reads past it */
+	ctx->ev_count = kept;
+}
+
+void sr_ibv_map_del(struct sr_ibv_rt *rt, const void *lib, void *wrapper,
+		    enum ibv_event_type kind)
+{
+	struct ibv_async_event like = { .event_type = kind };
+	struct sr_ibv_ctx *ctx = NULL;
+	pthread_mutex_t *mutex = NULL;
+	pthread_cond_t *cond = NULL;
+	uint32_t *acked = NULL, *seen, n = 0;
+
+	like.element.qp = wrapper;    /* the union's members share storage */
+	seen = sr_ibv_ev_counts(&like, &acked, &mutex, &cond);
 	pthread_mutex_lock(&rt->map_lock);
 	for (unsigned int i = 0; i < rt->map_n; i++) {
 		if (rt->map[i].lib == lib && rt->map[i].wrapper == wrapper) {
+			ctx = rt->map[i].ctx;
 			rt->map[i] = rt->map[--rt->map_n];
 			break;
 		}
 	}
+	if (ctx != NULL) {
+		pthread_mutex_lock(&ctx->ev_lock);
+		sr_ibv_ev_purge(ctx, wrapper);
+		n = seen != NULL ? *seen : 0;
+		pthread_mutex_unlock(&ctx->ev_lock);
+	}
 	pthread_mutex_unlock(&rt->map_lock);
+	if (n == 0)
+		return;
+	/* the events read: until their acks, as rdma-core's destroy waits */
+	pthread_mutex_lock(mutex);
+	while (*acked < n)
+		pthread_cond_wait(cond, mutex);
+	pthread_mutex_unlock(mutex);
 }
 
 void sr_ibv_ev_push(struct sr_ibv_ctx *ctx, const struct ibv_async_event *ev)
@@ -128,9 +233,10 @@ void sr_ibv_async_cb(void *arg, const struct sr_async_event *ev)
 		}
 		n++;
 	}
-	pthread_mutex_unlock(&rt->map_lock);
+	/* under map_lock: a destroy's sr_ibv_map_del then finds it queued */
 	for (unsigned int i = 0; i < n; i++)
 		sr_ibv_ev_push(ctx[i], &out[i]);
+	pthread_mutex_unlock(&rt->map_lock);
 }
 
 int sr_ibv_async_init(struct sr_ibv_ctx *ctx)
@@ -155,6 +261,9 @@ int ibv_get_async_event(struct ibv_context *context,
 			struct ibv_async_event *event)
 {
 	struct sr_ibv_ctx *ctx;
+	pthread_mutex_t *mutex;
+	pthread_cond_t *cond;
+	uint32_t *acked, *seen;
 	uint64_t n;
 
 	if (context == NULL || event == NULL) {
@@ -162,64 +271,41 @@ int ibv_get_async_event(struct ibv_context *context,
 		return -1;
 	}
 	ctx = sr_ctx(context);
-	/* blocks, EAGAIN or EINTR as the kernel's async fd (channel.c) */
-	if (read(context->async_fd, &n, sizeof(n)) != sizeof(n))
-		return -1;
-	pthread_mutex_lock(&ctx->ev_lock);
-	if (ctx->ev_count == 0) {
+	/*
+	 * Blocks, EAGAIN or EINTR as the kernel's async fd (channel.c).  A
+	 * count with no event is one a destroy dropped (sr_ibv_ev_purge): read
+	 * on, so that a blocking fd still blocks until a real event.
+	 */
+	for (;;) {
+		if (read(context->async_fd, &n, sizeof(n)) != sizeof(n))
+			return -1;
+		pthread_mutex_lock(&ctx->ev_lock);
+		if (ctx->ev_count != 0)
+			break;
 		pthread_mutex_unlock(&ctx->ev_lock);
-		errno = EAGAIN;
-		return -1;
 	}
 	*event = ctx->ev_ring[ctx->ev_head];
 	ctx->ev_head = (ctx->ev_head + 1) % ctx->ev_size;
 	ctx->ev_count--;
+	/* read: its object's destroy now waits for the ack */
+	seen = sr_ibv_ev_counts(event, &acked, &mutex, &cond);
+	if (seen != NULL)
+		++*seen;
 	pthread_mutex_unlock(&ctx->ev_lock);
 	return 0;
 }
 
 void ibv_ack_async_event(struct ibv_async_event *event)
 {
-	pthread_mutex_t *mutex = NULL;
-	uint32_t *done = NULL;
+	pthread_mutex_t *mutex;
+	pthread_cond_t *cond;
+	uint32_t *acked;
 
-	if (event == NULL)
+	if (event == NULL || sr_ibv_ev_object(event) == NULL ||
+	    sr_ibv_ev_counts(event, &acked, &mutex, &cond) == NULL)
 		return;
-	switch (event->event_type) {
-	case IBV_EVENT_CQ_ERR:
-		if (event->element.cq) {
-			struct ibv_cq *cq = event->element.cq;
-
-			mutex = &cq->mutex;
-			done = &cq->async_events_completed;
-		}
-		break;
-	case IBV_EVENT_SRQ_ERR:
-	case IBV_EVENT_SRQ_LIMIT_REACHED:
-		if (event->element.srq) {
-			mutex = &event->element.srq->mutex;
-			done = &event->element.srq->events_completed;
-		}
-		break;
-	case IBV_EVENT_QP_FATAL:
-	case IBV_EVENT_QP_REQ_ERR:
-	case IBV_EVENT_QP_ACCESS_ERR:
-	case IBV_EVENT_COMM_EST:
-	case IBV_EVENT_SQ_DRAINED:
-	case IBV_EVENT_PATH_MIG:
-	case IBV_EVENT_PATH_MIG_ERR:
-	case IBV_EVENT_QP_LAST_WQE_REACHED:
-		if (event->element.qp) {
-			mutex = &event->element.qp->mutex;
-			done = &event->element.qp->events_completed;
-		}
-		break;
-	default:
-		break;
-	}
-	if (mutex) {
-		pthread_mutex_lock(mutex);
-		++*done;
-		pthread_mutex_unlock(mutex);
-	}
+	pthread_mutex_lock(mutex);
+	++*acked;
+	pthread_cond_broadcast(cond);
+	pthread_mutex_unlock(mutex);
 }

@@ -144,7 +144,7 @@ int ibv_destroy_cq(struct ibv_cq *cq)
 	rc = sr_cq_destroy(w->cq);
 	if (rc)
 		return sr_ibv_err(rc);
-	sr_ibv_map_del(w->rt, w->cq, &w->ibcq);
+	sr_ibv_map_del(w->rt, w->cq, &w->ibcq, IBV_EVENT_CQ_ERR);
 	if (atomic_exchange(&w->armed, false))
 		sr_ibv_waiter_del(w->rt);
 	if (cq->channel) {

@@ -178,7 +178,8 @@ struct ibv_qp *sr_ibv_create_qp_ex(struct ibv_context *c,
 	pthread_cond_init(&q->cond, NULL);
 	return q;
 out_unmap:
-	sr_ibv_map_del(ctx->rt, w->qp, &w->qpx.base.qp_base);
+	sr_ibv_map_del(ctx->rt, w->qp, &w->qpx.base.qp_base,
+		       IBV_EVENT_QP_FATAL);
 out_fini_ex:
 	sr_ibv_qp_ex_fini(w);
 out_destroy:
@@ -427,7 +428,7 @@ int ibv_destroy_qp(struct ibv_qp *qp)
 	sr_ibv_qp_destroy_notify(qp);
 	/* one handle of several on an XRC target: only the handle goes */
 	if (w->tgt != NULL && sr_ibv_tgt_put(w)) {
-		sr_ibv_map_del(w->rt, w->qp, qp);
+		sr_ibv_map_del(w->rt, w->qp, qp, IBV_EVENT_QP_FATAL);
 		pthread_cond_destroy(&qp->cond);
 		pthread_mutex_destroy(&qp->mutex);
 		free(w);
@@ -443,7 +444,7 @@ int ibv_destroy_qp(struct ibv_qp *qp)
 		sr_ibv_tgt_done(w, rc == 0);
 	if (rc)
 		return sr_ibv_err(rc);
-	sr_ibv_map_del(w->rt, w->qp, qp);
+	sr_ibv_map_del(w->rt, w->qp, qp, IBV_EVENT_QP_FATAL);
 	sr_ibv_qp_ex_fini(w);
 	pthread_cond_destroy(&qp->cond);
 	pthread_mutex_destroy(&qp->mutex);

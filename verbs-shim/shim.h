@@ -202,6 +202,7 @@ struct sr_ibv_cq {
 	struct ibv_cq_ex ibcq;            /* ibv_cq first: both APIs */
 	struct sr_cq *cq;
 	struct sr_ibv_rt *rt;
+	uint32_t ev_read;                 /* async events read (async.c) */
 	bool ex;                          /* created by ibv_create_cq_ex */
 	uint64_t wc_flags;                /* ibv_create_cq_wc_flags */
 	/* Channel delivery (channel.c). */
@@ -229,6 +230,7 @@ struct sr_ibv_srq {
 	struct ibv_srq ibsrq;
 	struct sr_srq *srq;
 	struct sr_ibv_rt *rt;
+	uint32_t ev_read;                 /* async events read (async.c) */
 };
 
 /* An XRC domain (xrcd.c): one per inode opened, or private (fd -1). */
@@ -294,6 +296,7 @@ struct sr_ibv_qp {
 	struct sr_qp *qp;
 	struct sr_ibv_rt *rt;
 	struct sr_ibv_tgt *tgt;           /* XRC targets only */
+	uint32_t ev_read;                 /* async events read (async.c) */
 	bool ex;                          /* ibv_qp_to_qp_ex() allowed */
 	/* New post-send API (wr_api.c): WRs built between wr_start and
 	 * wr_complete. */
@@ -352,8 +355,14 @@ void sr_ibv_qp_destroy_notify(struct ibv_qp *qp);
 /* Object map for async events: lib pointer -> wrapper (async.c). */
 int sr_ibv_map_add(struct sr_ibv_rt *rt, const void *lib, void *wrapper,
 		   struct sr_ibv_ctx *ctx);
-void sr_ibv_map_del(struct sr_ibv_rt *rt, const void *lib,
-		    const void *wrapper);
+/*
+ * The wrapper's object is being destroyed: no event for it from now on,
+ * its unread ones dropped, and back only when the consumer has acked every
+ * one it read.  kind: any event type of the object's (IBV_EVENT_QP_FATAL
+ * for a QP, IBV_EVENT_CQ_ERR, IBV_EVENT_SRQ_ERR).
+ */
+void sr_ibv_map_del(struct sr_ibv_rt *rt, const void *lib, void *wrapper,
+		    enum ibv_event_type kind);
 void sr_ibv_async_cb(void *rt, const struct sr_async_event *ev);
 int sr_ibv_async_init(struct sr_ibv_ctx *ctx);
 void sr_ibv_async_fini(struct sr_ibv_ctx *ctx);

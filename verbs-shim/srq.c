@@ -163,7 +163,7 @@ int ibv_destroy_srq(struct ibv_srq *srq)
 	rc = sr_srq_destroy(w->srq);
 	if (rc)
 		return sr_ibv_err(rc);
-	sr_ibv_map_del(w->rt, w->srq, &w->ibsrq);
+	sr_ibv_map_del(w->rt, w->srq, &w->ibsrq, IBV_EVENT_SRQ_ERR);
 	pthread_cond_destroy(&srq->cond);
 	pthread_mutex_destroy(&srq->mutex);
 	free(w);

@@ -14,14 +14,23 @@
  *                     rkey, and a remote WRITE with that rkey then works
  *   srq_limit         ibv_modify_srq(IBV_SRQ_LIMIT) armed: consuming below
  *                     the limit raises IBV_EVENT_SRQ_LIMIT_REACHED
+ *   last_wqe_ack      an SRQ QP taken to ERR raises LAST_WQE_REACHED, and
+ *                     its destroy waits until that event, read, is acked
+ *                     (rdma-core's rule: UCX acks on one thread while it
+ *                     destroys on another)
+ *   last_wqe_unread   a QP destroyed with its event queued and not read:
+ *                     the event goes with it, no handle to a freed QP
  * Exit 0 when all pass; each check prints one line.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <infiniband/verbs.h>
 
@@ -339,6 +348,111 @@ out:
 	ibv_destroy_srq(srq);
 }
 
+/* An SRQ QP, connected to a, taken to ERR: NULL on failure. */
+static struct ibv_qp *srq_qp_to_err(struct env *e, struct ibv_srq *srq)
+{
+	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
+	struct ibv_qp *qp = make_qp(e, srq);
+
+	if (qp == NULL || rc_connect(e, qp, e->a->qp_num) ||
+	    ibv_modify_qp(qp, &qa, IBV_QP_STATE)) {
+		if (qp)
+			ibv_destroy_qp(qp);
+		return NULL;
+	}
+	return qp;
+}
+
+/* The next async event within 3 s, not acked: 0, or -1. */
+static int next_event(struct env *e, struct ibv_async_event *ev)
+{
+	struct pollfd pfd = { .fd = e->ctx->async_fd, .events = POLLIN };
+
+	for (double end = now_s() + 3; now_s() < end;)
+		if (poll(&pfd, 1, 100) == 1 &&
+		    ibv_get_async_event(e->ctx, ev) == 0)
+			return 0;
+	return -1;
+}
+
+struct destroyer {
+	struct ibv_qp *qp;
+	int rc;
+	volatile int done;
+};
+
+static void *destroy_qp_thread(void *arg)
+{
+	struct destroyer *d = arg;
+
+	d->rc = ibv_destroy_qp(d->qp);
+	d->done = 1;
+	return NULL;
+}
+
+static void check_last_wqe(struct env *e)
+{
+	struct ibv_srq_init_attr sia = { .attr = { .max_wr = 16, .max_sge = 1 } };
+	struct ibv_srq *srq = ibv_create_srq(e->pd, &sia);
+	struct destroyer d = { 0 };
+	struct ibv_async_event ev;
+	struct ibv_qp *qp = srq ? srq_qp_to_err(e, srq) : NULL;
+	pthread_t t;
+	int ok, fl;
+
+	if (qp == NULL) {
+		report("last_wqe_ack", 0, "setup");
+		goto out;
+	}
+	ok = next_event(e, &ev) == 0 &&
+	     ev.event_type == IBV_EVENT_QP_LAST_WQE_REACHED &&
+	     ev.element.qp == qp;
+	if (!ok) {
+		report("last_wqe_ack", 0, "no LAST_WQE_REACHED event");
+		ibv_destroy_qp(qp);
+		goto out;
+	}
+	/* read, not acked: the destroy on another thread must wait */
+	d.qp = qp;
+	pthread_create(&t, NULL, destroy_qp_thread, &d);
+	usleep(200 * 1000);
+	ok = !d.done;
+	ibv_ack_async_event(&ev);
+	pthread_join(t, NULL);
+	report("last_wqe_ack", ok && d.done && d.rc == 0,
+	       !ok ? "destroy returned before the ack" :
+	       !(d.done && d.rc == 0) ? "destroy failed" : NULL);
+
+	/* queued, never read: gone with its QP */
+	qp = srq_qp_to_err(e, srq);
+	if (qp == NULL) {
+		report("last_wqe_unread", 0, "setup");
+		goto out;
+	}
+	{
+		struct pollfd pfd = { .fd = e->ctx->async_fd, .events = POLLIN };
+
+		ok = poll(&pfd, 1, 3000) == 1;   /* queued */
+	}
+	ibv_destroy_qp(qp);
+	fl = fcntl(e->ctx->async_fd, F_GETFL);
+	fcntl(e->ctx->async_fd, F_SETFL, fl | O_NONBLOCK);
+	errno = 0;
+	if (!ok) {
+		report("last_wqe_unread", 0, "no event queued");
+	} else if (ibv_get_async_event(e->ctx, &ev) == 0) {
+		report("last_wqe_unread", 0, "an event of a destroyed QP");
+		ibv_ack_async_event(&ev);
+	} else {
+		report("last_wqe_unread", errno == EAGAIN,
+		       errno == EAGAIN ? NULL : "not EAGAIN");
+	}
+	fcntl(e->ctx->async_fd, F_SETFL, fl);
+out:
+	if (srq)
+		ibv_destroy_srq(srq);
+}
+
 int main(void)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
@@ -374,6 +488,7 @@ int main(void)
 	check_cq_ex(&e);
 	check_rereg(&e);
 	check_srq_limit(&e);
+	check_last_wqe(&e);
 	check_mw_bind(&e);
 	ibv_destroy_qp(e.a);
 	ibv_destroy_qp(e.b);
