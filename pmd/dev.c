@@ -541,6 +541,12 @@ int sr_pmd_rx_fds(const struct sr_pmd_dev *dev, int *fds, int max)
 	return n;
 }
 
+bool sr_pmd_daemon_shared(const struct sr_pmd_dev *dev)
+{
+	return dev->bell != NULL && dev->wake_efd >= 0 &&
+	       __atomic_load_n(&dev->bell->shared, __ATOMIC_RELAXED);
+}
+
 int sr_pmd_daemon_sleep(struct sr_pmd_dev *dev, uint32_t max_us)
 {
 	struct pollfd pfd = { .fd = dev->wake_efd, .events = POLLIN };

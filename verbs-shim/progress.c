@@ -37,6 +37,12 @@
 /* The consumer progresses itself: the helper looks again this much later, */
 #define SR_HELPER_DEFER_NS  1000000
 /*
+ * ... or this much later while a consumer sleeps on the daemon's doorbell
+ * (sr_ibv_poll_after): frames wake it, and it wakes by itself within
+ * SR_POLL_SLEEP_US, so the helper has nothing to do for it.
+ */
+#define SR_HELPER_DEFER_BELL_NS 4000000
+/*
  * ... or this much later when the helper itself found work lately (within
  * SR_HELPER_LEFT_NS): a consumer that posts and then waits by polling
  * memory, not its CQ (perftest's ib_write_lat), leaves the rest of a long
@@ -98,9 +104,16 @@ void sr_ibv_progress(struct sr_ibv_rt *rt)
  * -> 1.85 Gbit/s, medians of 5).  A lone client keeps polling: its wait
  * is a round trip, and a wake-up would double it (ib_write_lat through
  * two daemons: 26 -> 50 us).
+ * The sleep's bound is only for the engine's own timers (a retransmit
+ * probe is 4 ms at the least): any frame rings the bell.  A bound of
+ * 200 us woke each of 8 senders 2000 times a second for nothing, and
+ * the helper, seeing its consumer gone, polled in its place; on a VM
+ * every such switch costs microseconds the daemon needed (8 pairs
+ * through two daemons: 0.83 / 0.87 / 1.03 -> 1.15 / 1.15 / 1.17 Gbit/s,
+ * docs/performance.md).
  */
 #define SR_POLL_YIELD_EVERY 16
-#define SR_POLL_SLEEP_US    200
+#define SR_POLL_SLEEP_US    2000
 
 void sr_ibv_poll_after(struct sr_ibv_rt *rt, bool idle)
 {
@@ -114,9 +127,15 @@ void sr_ibv_poll_after(struct sr_ibv_rt *rt, bool idle)
 	if (++rt->empty_polls >= SR_POLL_YIELD_EVERY) {
 		rt->empty_polls = 0;
 		/* (an engine lcore would fill the CQ while we slept) */
-		if (rt->cfg.mode != SR_PMD_MODE_INLINE ||
-		    sr_pmd_daemon_sleep(rt->pmd, SR_POLL_SLEEP_US) < 0)
+		if (rt->cfg.mode == SR_PMD_MODE_INLINE &&
+		    sr_pmd_daemon_shared(rt->pmd)) {
+			/* the helper stays away meanwhile (sr_ibv_helper) */
+			atomic_fetch_add(&rt->bell_sleepers, 1);
+			(void)sr_pmd_daemon_sleep(rt->pmd, SR_POLL_SLEEP_US);
+			atomic_fetch_sub(&rt->bell_sleepers, 1);
+		} else {
 			sched_yield();
+		}
 	}
 }
 
@@ -135,7 +154,10 @@ void sr_ibv_progress_post(struct sr_ibv_qp *w, uint32_t outstanding)
 	unsigned int n = atomic_load_explicit(&w->posts_unsent,
 					      memory_order_relaxed) + 1;
 
-	if (outstanding == 0 || n >= SR_POST_KICK_EVERY) {
+	/* another thread sleeping on the doorbell will not send it soon */
+	if (outstanding == 0 || n >= SR_POST_KICK_EVERY ||
+	    atomic_load_explicit(&w->rt->bell_sleepers,
+				 memory_order_relaxed) != 0) {
 		atomic_store_explicit(&w->posts_unsent, 0,
 				      memory_order_relaxed);
 		sr_ibv_progress(w->rt);
@@ -152,6 +174,7 @@ static void *sr_ibv_helper(void *arg)
 	const struct timespec bg_nap = { .tv_nsec = SR_HELPER_BG_NAP_NS };
 	const struct timespec defer = { .tv_nsec = SR_HELPER_DEFER_NS };
 	const struct timespec defer_short = { .tv_nsec = SR_HELPER_DEFER_SHORT_NS };
+	const struct timespec defer_bell = { .tv_nsec = SR_HELPER_DEFER_BELL_NS };
 	const struct timespec hot_nap = { .tv_nsec = SR_HELPER_HOT_NAP_NS };
 	uint64_t hot_until = 0, seen = 0, left = 0, active = 0;
 	unsigned int idle = 0;
@@ -164,7 +187,10 @@ static void *sr_ibv_helper(void *arg)
 						       memory_order_relaxed);
 		uint64_t now = sr_pmd_now_ns(rt->pmd);
 
-		if (rounds != seen) {
+		bool bell = atomic_load_explicit(&rt->bell_sleepers,
+						 memory_order_relaxed) != 0;
+
+		if (rounds != seen || bell) {
 			/*
 			 * The consumer progressed since the last look: it is
 			 * polling; look again a window later.  Each wake-up
@@ -173,7 +199,9 @@ static void *sr_ibv_helper(void *arg)
 			 */
 			seen = rounds;
 			active = now;
-			if (atomic_load(&rt->waiters))
+			if (bell)
+				nanosleep(&defer_bell, NULL);
+			else if (atomic_load(&rt->waiters))
 				nanosleep(&nap, NULL);
 			else if (left != 0 && now - left < SR_HELPER_LEFT_NS)
 				nanosleep(&defer_short, NULL);

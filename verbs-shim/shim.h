@@ -86,6 +86,8 @@ struct sr_ibv_rt {
 	atomic_uint waiters;              /* armed completion channels */
 	_Atomic uint64_t inline_rounds;   /* the consumer's progress calls */
 	unsigned int empty_polls;         /* in a row (progress.c; racy) */
+	atomic_uint bell_sleepers;        /* consumers asleep on the daemon's
+					   * doorbell (progress.c) */
 	pthread_mutex_t wait_lock;
 	/* Objects lib/ names by pointer only (async events): async.c. */
 	pthread_mutex_t map_lock;
