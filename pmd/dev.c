@@ -547,6 +547,14 @@ bool sr_pmd_daemon_shared(const struct sr_pmd_dev *dev)
 	       __atomic_load_n(&dev->bell->shared, __ATOMIC_RELAXED);
 }
 
+void sr_pmd_daemon_wake(struct sr_pmd_dev *dev)
+{
+	uint64_t one = 1;
+
+	if (dev->wake_efd >= 0)
+		(void)!write(dev->wake_efd, &one, sizeof(one));
+}
+
 int sr_pmd_daemon_sleep(struct sr_pmd_dev *dev, uint32_t max_us)
 {
 	struct pollfd pfd = { .fd = dev->wake_efd, .events = POLLIN };

@@ -142,6 +142,8 @@ bool sr_pmd_tx_idle(const struct sr_pmd_dev *dev);
 int sr_pmd_daemon_sleep(struct sr_pmd_dev *dev, uint32_t max_us);
 /* Would sr_pmd_daemon_sleep sleep now (a doorbell, the daemon shared)? */
 bool sr_pmd_daemon_shared(const struct sr_pmd_dev *dev);
+/* Wake a thread of this process asleep in sr_pmd_daemon_sleep. */
+void sr_pmd_daemon_wake(struct sr_pmd_dev *dev);
 /* sroced: after a burst to dev's peer, wake it if *asleep (not owned). */
 void sr_pmd_set_peer_bell(struct sr_pmd_dev *dev, uint32_t *asleep, int efd);
 

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "shim.h"
@@ -117,6 +118,20 @@ static uint32_t *sr_ibv_ev_counts(const struct ibv_async_event *ev,
 	}
 }
 
+/*
+ * Take back a dropped event's count from the eventfd without blocking, so
+ * that poll() does not report an empty queue readable (the kernel drops
+ * the event and its readiness together).  EAGAIN: a reader holds that
+ * count already, and ibv_get_async_event reads past it.
+ */
+static void sr_ibv_ev_token_drop(struct sr_ibv_ctx *ctx)
+{
+	uint64_t v;
+	struct iovec io = { .iov_base = &v, .iov_len = sizeof(v) };
+
+	(void)preadv2(ctx->vctx.context.async_fd, &io, 1, -1, RWF_NOWAIT);
+}
+
 /* Drop ctx's unread events of object (ev_lock held). */
 static void sr_ibv_ev_purge(struct sr_ibv_ctx *ctx, const void *object)
 {
@@ -126,12 +141,13 @@ static void sr_ibv_ev_purge(struct sr_ibv_ctx *ctx, const void *object)
 		const struct ibv_async_event *e =
 			&ctx->ev_ring[(ctx->ev_head + i) % ctx->ev_size];
 
-		if (sr_ibv_ev_object(e) == object)
+		if (sr_ibv_ev_object(e) == object) {
+			sr_ibv_ev_token_drop(ctx);
 			continue;
+		}
 		ctx->ev_ring[(ctx->ev_head + kept) % ctx->ev_size] = *e;
 		kept++;
 	}
-	/* the eventfd keeps its count: ibv_get_async_event reads past it */
 	ctx->ev_count = kept;
 }
 
@@ -163,9 +179,10 @@ void sr_ibv_map_del(struct sr_ibv_rt *rt, const void *lib, void *wrapper,
 	pthread_mutex_unlock(&rt->map_lock);
 	if (n == 0)
 		return;
-	/* the events read: until their acks, as rdma-core's destroy waits */
+	/* the events read: until their acks, as rdma-core's destroy waits
+	 * (the counts may wrap: compared as a difference) */
 	pthread_mutex_lock(mutex);
-	while (*acked < n)
+	while ((int32_t)(*acked - n) < 0)
 		pthread_cond_wait(cond, mutex);
 	pthread_mutex_unlock(mutex);
 }

@@ -63,6 +63,9 @@ static struct sr_ibv_cq *sr_ibv_cq_new(struct ibv_context *c, uint32_t cqe,
 		errno = EINVAL;
 		goto out_free;
 	}
+	/* before the map: an event's ack may take them from now on */
+	pthread_mutex_init(&w->ibcq.mutex, NULL);
+	pthread_cond_init(&w->ibcq.cond, NULL);
 	rc = sr_ibv_map_add(ctx->rt, w->cq, &w->ibcq, ctx);
 	if (rc) {
 		errno = sr_ibv_err(rc);
@@ -72,8 +75,6 @@ static struct sr_ibv_cq *sr_ibv_cq_new(struct ibv_context *c, uint32_t cqe,
 	w->ibcq.channel = channel;
 	w->ibcq.cq_context = cq_context;
 	w->ibcq.cqe = (int)sr_cq_depth(w->cq);
-	pthread_mutex_init(&w->ibcq.mutex, NULL);
-	pthread_cond_init(&w->ibcq.cond, NULL);
 	if (channel) {
 		pthread_mutex_lock(&c->mutex);
 		channel->refcnt++;

@@ -104,8 +104,8 @@ void sr_ibv_progress(struct sr_ibv_rt *rt)
  * -> 1.85 Gbit/s, medians of 5).  A lone client keeps polling: its wait
  * is a round trip, and a wake-up would double it (ib_write_lat through
  * two daemons: 26 -> 50 us).
- * The sleep's bound is only for the engine's own timers (a retransmit
- * probe is 4 ms at the least): any frame rings the bell.  A bound of
+ * The sleep's bound is only for the engine's own timers (it is the next
+ * one's, if sooner): any frame rings the bell.  A bound of
  * 200 us woke each of 8 senders 2000 times a second for nothing, and
  * the helper, seeing its consumer gone, polled in its place; on a VM
  * every such switch costs microseconds the daemon needed (8 pairs
@@ -114,6 +114,28 @@ void sr_ibv_progress(struct sr_ibv_rt *rt)
  */
 #define SR_POLL_YIELD_EVERY 16
 #define SR_POLL_SLEEP_US    2000
+
+/*
+ * Sleep on the daemon's doorbell, bounded by the engine's next timer (a
+ * congestion-control pacer or an RNR wait may be due in microseconds):
+ * true if it slept.  One thread at a time: the doorbell has one flag and
+ * one eventfd, and the first thread it woke would leave the others asleep
+ * to the bound; another poller yields instead.  The helper stays away
+ * meanwhile (sr_ibv_helper).
+ */
+static bool sr_ibv_bell_sleep(struct sr_ibv_rt *rt)
+{
+	uint64_t due = sr_dev_next_timer_ns(rt->dev) / 1000;
+	uint32_t us = due < SR_POLL_SLEEP_US ? (uint32_t)due : SR_POLL_SLEEP_US;
+	unsigned int none = 0;
+
+	if (us == 0 ||
+	    !atomic_compare_exchange_strong(&rt->bell_sleepers, &none, 1))
+		return false;
+	(void)sr_pmd_daemon_sleep(rt->pmd, us);
+	atomic_store(&rt->bell_sleepers, 0);
+	return true;
+}
 
 void sr_ibv_poll_after(struct sr_ibv_rt *rt, bool idle)
 {
@@ -127,15 +149,10 @@ void sr_ibv_poll_after(struct sr_ibv_rt *rt, bool idle)
 	if (++rt->empty_polls >= SR_POLL_YIELD_EVERY) {
 		rt->empty_polls = 0;
 		/* (an engine lcore would fill the CQ while we slept) */
-		if (rt->cfg.mode == SR_PMD_MODE_INLINE &&
-		    sr_pmd_daemon_shared(rt->pmd)) {
-			/* the helper stays away meanwhile (sr_ibv_helper) */
-			atomic_fetch_add(&rt->bell_sleepers, 1);
-			(void)sr_pmd_daemon_sleep(rt->pmd, SR_POLL_SLEEP_US);
-			atomic_fetch_sub(&rt->bell_sleepers, 1);
-		} else {
+		if (rt->cfg.mode != SR_PMD_MODE_INLINE ||
+		    !sr_pmd_daemon_shared(rt->pmd) ||
+		    !sr_ibv_bell_sleep(rt))
 			sched_yield();
-		}
 	}
 }
 
@@ -154,13 +171,20 @@ void sr_ibv_progress_post(struct sr_ibv_qp *w, uint32_t outstanding)
 	unsigned int n = atomic_load_explicit(&w->posts_unsent,
 					      memory_order_relaxed) + 1;
 
-	/* another thread sleeping on the doorbell will not send it soon */
-	if (outstanding == 0 || n >= SR_POST_KICK_EVERY ||
-	    atomic_load_explicit(&w->rt->bell_sleepers,
-				 memory_order_relaxed) != 0) {
+	bool bell = atomic_load_explicit(&w->rt->bell_sleepers,
+					 memory_order_relaxed) != 0;
+
+	if (outstanding == 0 || n >= SR_POST_KICK_EVERY || bell) {
 		atomic_store_explicit(&w->posts_unsent, 0,
 				      memory_order_relaxed);
 		sr_ibv_progress(w->rt);
+		/*
+		 * Another thread sleeps on the doorbell and will not send
+		 * it soon; if it held the engine (its last round before
+		 * the sleep), ours found the engine taken: wake it.
+		 */
+		if (bell)
+			sr_pmd_daemon_wake(w->rt->pmd);
 	} else {
 		atomic_store_explicit(&w->posts_unsent, n,
 				      memory_order_relaxed);
@@ -199,10 +223,10 @@ static void *sr_ibv_helper(void *arg)
 			 */
 			seen = rounds;
 			active = now;
-			if (bell)
-				nanosleep(&defer_bell, NULL);
-			else if (atomic_load(&rt->waiters))
+			if (atomic_load(&rt->waiters))
 				nanosleep(&nap, NULL);
+			else if (bell)
+				nanosleep(&defer_bell, NULL);
 			else if (left != 0 && now - left < SR_HELPER_LEFT_NS)
 				nanosleep(&defer_short, NULL);
 			else

@@ -143,6 +143,9 @@ struct ibv_qp *sr_ibv_create_qp_ex(struct ibv_context *c,
 		}
 		w->ex = true;
 	}
+	/* before the map: an event's ack may take them from now on */
+	pthread_mutex_init(&w->qpx.base.qp_base.mutex, NULL);
+	pthread_cond_init(&w->qpx.base.qp_base.cond, NULL);
 	rc = sr_ibv_map_add(ctx->rt, w->qp, &w->qpx.base.qp_base, ctx);
 	if (rc) {
 		errno = sr_ibv_err(rc);
@@ -174,8 +177,6 @@ struct ibv_qp *sr_ibv_create_qp_ex(struct ibv_context *c,
 	q->handle = q->qp_num;
 	q->state = IBV_QPS_RESET;
 	q->qp_type = a->qp_type;
-	pthread_mutex_init(&q->mutex, NULL);
-	pthread_cond_init(&q->cond, NULL);
 	return q;
 out_unmap:
 	sr_ibv_map_del(ctx->rt, w->qp, &w->qpx.base.qp_base,

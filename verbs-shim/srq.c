@@ -71,6 +71,9 @@ struct ibv_srq *sr_ibv_create_srq_ex(struct ibv_context *c,
 								   : EINVAL;
 		goto out_free;
 	}
+	/* before the map: an event's ack may take them from now on */
+	pthread_mutex_init(&w->ibsrq.mutex, NULL);
+	pthread_cond_init(&w->ibsrq.cond, NULL);
 	rc = sr_ibv_map_add(ctx->rt, w->srq, &w->ibsrq, ctx);
 	if (rc) {
 		errno = sr_ibv_err(rc);
@@ -83,8 +86,6 @@ struct ibv_srq *sr_ibv_create_srq_ex(struct ibv_context *c,
 	w->ibsrq.context = c;
 	w->ibsrq.srq_context = a->srq_context;
 	w->ibsrq.pd = a->pd;
-	pthread_mutex_init(&w->ibsrq.mutex, NULL);
-	pthread_cond_init(&w->ibsrq.cond, NULL);
 	return &w->ibsrq;
 out_destroy:
 	sr_srq_destroy(w->srq);

@@ -19,7 +19,8 @@
  *                     (rdma-core's rule: UCX acks on one thread while it
  *                     destroys on another)
  *   last_wqe_unread   a QP destroyed with its event queued and not read:
- *                     the event goes with it, no handle to a freed QP
+ *                     the event goes with it (and the fd's readiness), no
+ *                     handle to a freed QP
  * Exit 0 when all pass; each check prints one line.
  */
 #include <errno.h>
@@ -435,10 +436,21 @@ static void check_last_wqe(struct env *e)
 		ok = poll(&pfd, 1, 3000) == 1;   /* queued */
 	}
 	ibv_destroy_qp(qp);
+	{
+		struct pollfd pfd = { .fd = e->ctx->async_fd, .events = POLLIN };
+
+		if (ok && poll(&pfd, 1, 0) != 0) {
+			report("last_wqe_unread", 0,
+			       "async fd readable with nothing queued");
+			ok = -1;
+		}
+	}
 	fl = fcntl(e->ctx->async_fd, F_GETFL);
 	fcntl(e->ctx->async_fd, F_SETFL, fl | O_NONBLOCK);
 	errno = 0;
-	if (!ok) {
+	if (ok < 0) {
+		/* reported */
+	} else if (!ok) {
 		report("last_wqe_unread", 0, "no event queued");
 	} else if (ibv_get_async_event(e->ctx, &ev) == 0) {
 		report("last_wqe_unread", 0, "an event of a destroyed QP");
