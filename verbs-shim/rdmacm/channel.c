@@ -12,8 +12,12 @@
  * waiting, and nothing is delivered any more.  So its memory may not go
  * with rdma_destroy_event_channel: the fd stays open until the last
  * thread inside read() leaves, and the structure stays as a tombstone
- * among the last SR_RCM_GRAVES destroyed channels, so a thread that
- * re-enters just after the destroy finds it dead rather than freed.
+ * among the last SR_RCM_GRAVES destroyed channels, and for at least
+ * SR_RCM_GRAVE_NS, so a thread that re-enters just after the destroy
+ * finds it dead rather than freed — even one preempted on its way in
+ * while the process destroyed many more channels (cm_chan_life's 200
+ * rounds once hung a reader on a freed channel's lock in CI when the
+ * count alone bounded the graves).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,11 +25,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rdmacm.h"
 
 #define SR_RCM_GRAVES 64
+#define SR_RCM_GRAVE_NS 2000000000ull
+
+static uint64_t sr_rcm_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static pthread_mutex_t sr_rcm_ack_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -77,14 +91,18 @@ struct rdma_event_channel *rdma_create_event_channel(void)
 }
 
 /* Frees the oldest tombstones beyond SR_RCM_GRAVES that no thread is
- * reading; the caller holds sr_rcm_grave_lock. */
+ * reading and that died SR_RCM_GRAVE_NS ago; the caller holds
+ * sr_rcm_grave_lock. */
 static void sr_rcm_graves_trim(void)
 {
 	struct sr_rcm_chan **pp = &sr_rcm_graves, *g;
+	uint64_t now = sr_rcm_now_ns();
 	bool idle;
 
 	while (sr_rcm_ngraves > SR_RCM_GRAVES && *pp != NULL) {
 		g = *pp;
+		if (now - g->dead_ns < SR_RCM_GRAVE_NS)
+			break;             /* oldest first: the rest are younger */
 		pthread_mutex_lock(&g->lock);
 		idle = g->readers == 0;
 		pthread_mutex_unlock(&g->lock);
@@ -133,6 +151,7 @@ void rdma_destroy_event_channel(struct rdma_event_channel *channel)
 	pthread_mutex_unlock(&c->lock);
 
 	pthread_mutex_lock(&sr_rcm_grave_lock);
+	c->dead_ns = sr_rcm_now_ns();
 	c->grave_next = NULL;
 	for (pp = &sr_rcm_graves; *pp != NULL; pp = &(*pp)->grave_next)
 		;

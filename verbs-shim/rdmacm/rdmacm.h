@@ -66,6 +66,7 @@ struct sr_rcm_chan {
 	bool dead;                     /* destroyed by the consumer */
 	bool dead_nonblock;            /* its fd was O_NONBLOCK then */
 	struct sr_rcm_chan *grave_next;
+	uint64_t dead_ns;              /* destroyed then (CLOCK_MONOTONIC) */
 };
 
 struct sr_rcm_id {
