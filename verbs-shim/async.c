@@ -62,15 +62,43 @@ out_unlock:
 	return rc;
 }
 
-/* An object's event: the object, or NULL for a port's or the device's. */
-static const void *sr_ibv_ev_object(const struct ibv_async_event *ev)
+/*
+ * What an event's object keeps for rdma-core's destroy rule: the wrapper
+ * (NULL for a port's or the device's event), its events read, its acks,
+ * and the lock and cond the ack signals.  element: the event's, any member
+ * (the union's pointers share storage).
+ */
+struct sr_ibv_ev_obj {
+	const void *obj;
+	uint32_t *read, *acked;
+	pthread_mutex_t *mutex;
+	pthread_cond_t *cond;
+};
+
+static struct sr_ibv_ev_obj sr_ibv_ev_obj(enum ibv_event_type type,
+					  void *element)
 {
-	switch (ev->event_type) {
-	case IBV_EVENT_CQ_ERR:
-		return ev->element.cq;
+	struct sr_ibv_ev_obj o = { 0 };
+
+	if (element == NULL)
+		return o;
+	switch (type) {
+	case IBV_EVENT_CQ_ERR: {
+		struct ibv_cq *cq = element;
+
+		o = (struct sr_ibv_ev_obj){ cq, &sr_cq_of(cq)->ev_read,
+			&cq->async_events_completed, &cq->mutex, &cq->cond };
+		break;
+	}
 	case IBV_EVENT_SRQ_ERR:
-	case IBV_EVENT_SRQ_LIMIT_REACHED:
-		return ev->element.srq;
+	case IBV_EVENT_SRQ_LIMIT_REACHED: {
+		struct ibv_srq *srq = element;
+
+		o = (struct sr_ibv_ev_obj){ srq,
+			&sr_container_of(srq, struct sr_ibv_srq, ibsrq)->ev_read,
+			&srq->events_completed, &srq->mutex, &srq->cond };
+		break;
+	}
 	case IBV_EVENT_QP_FATAL:
 	case IBV_EVENT_QP_REQ_ERR:
 	case IBV_EVENT_QP_ACCESS_ERR:
@@ -78,44 +106,17 @@ static const void *sr_ibv_ev_object(const struct ibv_async_event *ev)
 	case IBV_EVENT_SQ_DRAINED:
 	case IBV_EVENT_PATH_MIG:
 	case IBV_EVENT_PATH_MIG_ERR:
-	case IBV_EVENT_QP_LAST_WQE_REACHED:
-		return ev->element.qp;
-	default:
-		return NULL;
-	}
-}
+	case IBV_EVENT_QP_LAST_WQE_REACHED: {
+		struct ibv_qp *qp = element;
 
-/* Where an object counts its events read, and its acks: NULL if none. */
-static uint32_t *sr_ibv_ev_counts(const struct ibv_async_event *ev,
-				  uint32_t **acked, pthread_mutex_t **mutex,
-				  pthread_cond_t **cond)
-{
-	switch (ev->event_type) {
-	case IBV_EVENT_CQ_ERR: {
-		struct ibv_cq *cq = ev->element.cq;
-
-		*acked = &cq->async_events_completed;
-		*mutex = &cq->mutex;
-		*cond = &cq->cond;
-		return &sr_cq_of(cq)->ev_read;
-	}
-	case IBV_EVENT_SRQ_ERR:
-	case IBV_EVENT_SRQ_LIMIT_REACHED: {
-		struct ibv_srq *srq = ev->element.srq;
-
-		*acked = &srq->events_completed;
-		*mutex = &srq->mutex;
-		*cond = &srq->cond;
-		return &sr_container_of(srq, struct sr_ibv_srq, ibsrq)->ev_read;
+		o = (struct sr_ibv_ev_obj){ qp, &sr_qp_of(qp)->ev_read,
+			&qp->events_completed, &qp->mutex, &qp->cond };
+		break;
 	}
 	default:
-		if (sr_ibv_ev_object(ev) == NULL)
-			return NULL;
-		*acked = &ev->element.qp->events_completed;
-		*mutex = &ev->element.qp->mutex;
-		*cond = &ev->element.qp->cond;
-		return &sr_qp_of(ev->element.qp)->ev_read;
+		break;
 	}
+	return o;
 }
 
 /*
@@ -141,7 +142,7 @@ static void sr_ibv_ev_purge(struct sr_ibv_ctx *ctx, const void *object)
 		const struct ibv_async_event *e =
 			&ctx->ev_ring[(ctx->ev_head + i) % ctx->ev_size];
 
-		if (sr_ibv_ev_object(e) == object) {
+		if (sr_ibv_ev_obj(e->event_type, e->element.qp).obj == object) {
 			sr_ibv_ev_token_drop(ctx);
 			continue;
 		}
@@ -154,14 +155,10 @@ static void sr_ibv_ev_purge(struct sr_ibv_ctx *ctx, const void *object)
 void sr_ibv_map_del(struct sr_ibv_rt *rt, const void *lib, void *wrapper,
 		    enum ibv_event_type kind)
 {
-	struct ibv_async_event like = { .event_type = kind };
+	struct sr_ibv_ev_obj o = sr_ibv_ev_obj(kind, wrapper);
 	struct sr_ibv_ctx *ctx = NULL;
-	pthread_mutex_t *mutex = NULL;
-	pthread_cond_t *cond = NULL;
-	uint32_t *acked = NULL, *seen, n = 0;
+	uint32_t n = 0;
 
-	like.element.qp = wrapper;    /* the union's members share storage */
-	seen = sr_ibv_ev_counts(&like, &acked, &mutex, &cond);
 	pthread_mutex_lock(&rt->map_lock);
 	for (unsigned int i = 0; i < rt->map_n; i++) {
 		if (rt->map[i].lib == lib && rt->map[i].wrapper == wrapper) {
@@ -173,18 +170,19 @@ void sr_ibv_map_del(struct sr_ibv_rt *rt, const void *lib, void *wrapper,
 	if (ctx != NULL) {
 		pthread_mutex_lock(&ctx->ev_lock);
 		sr_ibv_ev_purge(ctx, wrapper);
-		n = seen != NULL ? *seen : 0;
+		if (o.obj != NULL)
+			n = *o.read;
 		pthread_mutex_unlock(&ctx->ev_lock);
 	}
 	pthread_mutex_unlock(&rt->map_lock);
-	if (n == 0)
+	if (ctx == NULL || o.obj == NULL)
 		return;
 	/* the events read: until their acks, as rdma-core's destroy waits
 	 * (the counts may wrap: compared as a difference) */
-	pthread_mutex_lock(mutex);
-	while ((int32_t)(*acked - n) < 0)
-		pthread_cond_wait(cond, mutex);
-	pthread_mutex_unlock(mutex);
+	pthread_mutex_lock(o.mutex);
+	while ((int32_t)(*o.acked - n) < 0)
+		pthread_cond_wait(o.cond, o.mutex);
+	pthread_mutex_unlock(o.mutex);
 }
 
 void sr_ibv_ev_push(struct sr_ibv_ctx *ctx, const struct ibv_async_event *ev)
@@ -278,9 +276,7 @@ int ibv_get_async_event(struct ibv_context *context,
 			struct ibv_async_event *event)
 {
 	struct sr_ibv_ctx *ctx;
-	pthread_mutex_t *mutex;
-	pthread_cond_t *cond;
-	uint32_t *acked, *seen;
+	struct sr_ibv_ev_obj o;
 	uint64_t n;
 
 	if (context == NULL || event == NULL) {
@@ -305,24 +301,24 @@ int ibv_get_async_event(struct ibv_context *context,
 	ctx->ev_head = (ctx->ev_head + 1) % ctx->ev_size;
 	ctx->ev_count--;
 	/* read: its object's destroy now waits for the ack */
-	seen = sr_ibv_ev_counts(event, &acked, &mutex, &cond);
-	if (seen != NULL)
-		++*seen;
+	o = sr_ibv_ev_obj(event->event_type, event->element.qp);
+	if (o.obj != NULL)
+		++*o.read;
 	pthread_mutex_unlock(&ctx->ev_lock);
 	return 0;
 }
 
 void ibv_ack_async_event(struct ibv_async_event *event)
 {
-	pthread_mutex_t *mutex;
-	pthread_cond_t *cond;
-	uint32_t *acked;
+	struct sr_ibv_ev_obj o;
 
-	if (event == NULL || sr_ibv_ev_object(event) == NULL ||
-	    sr_ibv_ev_counts(event, &acked, &mutex, &cond) == NULL)
+	if (event == NULL)
 		return;
-	pthread_mutex_lock(mutex);
-	++*acked;
-	pthread_cond_broadcast(cond);
-	pthread_mutex_unlock(mutex);
+	o = sr_ibv_ev_obj(event->event_type, event->element.qp);
+	if (o.obj == NULL)
+		return;
+	pthread_mutex_lock(o.mutex);
+	++*o.acked;
+	pthread_cond_broadcast(o.cond);
+	pthread_mutex_unlock(o.mutex);
 }

@@ -16,8 +16,8 @@
  * SR_RCM_GRAVE_NS, so a thread that re-enters just after the destroy
  * finds it dead rather than freed — even one preempted on its way in
  * while the process destroyed many more channels (cm_chan_life's 200
- * rounds once hung a reader on a freed channel's lock in CI when the
- * count alone bounded the graves).
+ * rounds once hung a reader on a freed channel's lock in a full test
+ * run when the count alone bounded the graves).
  */
 #include <errno.h>
 #include <fcntl.h>
