@@ -28,6 +28,8 @@ struct sr_dev_lane {
 	bool tx_blocked;               /* the link refused a frame this round */
 	sr_counter_t cnt[SR_CNT_MAX];  /* its QPs' counts (sr_qp_count): one
 					* writer, summed by sr_dev_counters */
+	uint64_t progress_at;          /* when one of its QPs' requests was
+					* last acknowledged (comp.c) */
 };
 
 struct sr_dev {

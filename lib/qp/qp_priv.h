@@ -164,6 +164,7 @@ struct sr_comp_state {
 	uint64_t rttvar;              /* its mean deviation, ns */
 	uint64_t rnr_until;           /* RNR wait; 0: not waiting */
 	uint8_t retry_left;
+	uint8_t timeouts;             /* timer expiries since progress */
 	uint8_t rnr_left;
 	bool rewound;                 /* retransmitting from rewind_psn ... */
 	uint32_t rewind_psn;          /* ... so a second NAK for it is stale */

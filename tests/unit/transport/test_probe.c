@@ -21,6 +21,13 @@
  *   no_probe_read           a READ at the head: the timer only
  *   no_probe_deep_queue     a round trip of 40 ms (a deep queue on the
  *                           path): the wait would pass T/2, the timer only
+ *   read_resend_backoff     a READ never answered while a neighbour QP
+ *                           makes progress is resent at the 1st, 2nd and
+ *                           4th timeout only, and still fails at the 8th
+ *                           (retry_cnt 7), with RETRY_EXC
+ *   read_resend_alone       ... and without the neighbour, at every one
+ *   read_series_restarts    a response is progress: the next timeout is
+ *                           the first of a new series and resends
  */
 #include "craft.h"
 #include "sr_check.h"
@@ -261,6 +268,197 @@ START_TEST(test_no_probe_deep_queue)
 }
 END_TEST
 
+/*
+ * A second QP pair on the same devices (the neighbour, on node 0's lane),
+ * for the READ tests: node 0's frames never reach node 1, so its SENDs
+ * are acknowledged by hand (nb_step).
+ */
+struct nb {
+	struct sr_qp *a0, *a1;       /* the pair under test */
+	struct sr_qp *b0, *b1;       /* the neighbour */
+	uint32_t psn, msn;           /* its next SEND's PSN, its ACK's MSN */
+	bool pending;                /* its SEND not yet acknowledged */
+	int seen;                    /* cap entries looked at */
+	int nread;
+	uint64_t read_at[16];        /* when node 0 sent a READ request */
+};
+
+static void nb_init(struct h_pair *p, struct nb *nb)
+{
+	nb->a0 = p->n[0].qp;
+	nb->a1 = p->n[1].qp;
+	for (int i = 0; i < 2; i++) {
+		struct sr_qp_init_attr init = {
+			.send_cq = p->n[i].scq, .recv_cq = p->n[i].rcq,
+			.pd = p->n[i].pd, .qp_type = SR_QPT_RC,
+			.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+				 .max_send_sge = 1, .max_recv_sge = 1 },
+		};
+
+		p->n[i].qp = sr_qp_create(p->n[i].dev, &init);
+		ck_assert_ptr_nonnull(p->n[i].qp);
+	}
+	h_connect(p, 0);
+	h_connect(p, 1);
+	nb->b0 = p->n[0].qp;
+	nb->b1 = p->n[1].qp;
+	nb->psn = p->o.psn0;
+	p->n[0].qp = nb->a0;
+	p->n[1].qp = nb->a1;
+}
+
+static void nb_fini(struct h_pair *p, struct nb *nb)
+{
+	ck_assert_int_eq(sr_qp_destroy(nb->b0), 0);
+	ck_assert_int_eq(sr_qp_destroy(nb->b1), 0);
+	(void)p;
+}
+
+/* The neighbour sends a SEND; nb_step acknowledges it once it is out. */
+static void nb_send(struct h_pair *p, struct nb *nb)
+{
+	if (nb->pending)
+		return;
+	nb->pending = true;
+	p->n[0].qp = nb->b0;
+	ck_assert_int_eq(h_post_send(p, 0, SR_WR_SEND, 50, 0, 10, 0, 0), 0);
+	p->n[0].qp = nb->a0;
+}
+
+/* One step of the wire; READ requests timed, the neighbour's SENDs acked. */
+static void nb_step(struct h_pair *p, struct cap *cap, struct nb *nb)
+{
+	ck_assert(sim_step(p->net));
+	for (; nb->seen < cap->n; nb->seen++) {
+		uint8_t op = cap->op[nb->seen];
+
+		if (op == SR_OPCODE(RC, READ_REQUEST)) {
+			ck_assert_int_lt(nb->nread, 16);
+			nb->read_at[nb->nread++] = sim_now(p->net);
+		} else if (op == SR_OPCODE(RC, SEND_ONLY)) {
+			p->n[0].qp = nb->b0;
+			craft_ack(p, nb->psn++, SR_AETH_CREDITS_INVALID,
+				  ++nb->msn);
+			nb->pending = false;
+			p->n[0].qp = nb->a0;
+		}
+	}
+}
+
+/*
+ * A READ never answered, with or without a neighbour that makes progress
+ * all along (a SEND acknowledged after each of the READ's timeouts): the
+ * READ requests sent, and when it failed.
+ */
+static void read_never_answered(bool neighbour, struct nb *nb)
+{
+	struct cap cap = { 0 };
+	struct h_pair p;
+	struct sr_wc wc;
+	uint64_t t;
+
+	setup(&p, &cap, 7);
+	nb_init(&p, nb);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_READ, 2, 0, 4096, 0,
+				     SR_SEND_SIGNALED), 0);
+	while (counter(&p, SR_CNT_RETRY_EXC) == 0) {
+		t = counter(&p, SR_CNT_TIMEOUT);
+		nb_step(&p, &cap, nb);
+		if (neighbour && counter(&p, SR_CNT_TIMEOUT) != t)
+			nb_send(&p, nb);
+	}
+	ck_assert_uint_ge(sim_now(p.net) - nb->read_at[0], 8 * T_NS);
+	ck_assert_uint_lt(sim_now(p.net) - nb->read_at[0], 8 * T_NS + 1000000);
+	ck_assert_uint_eq(counter(&p, SR_CNT_TIMEOUT), 8);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, &wc, 1, 1000), 1);
+	ck_assert_int_eq(wc.status, SR_WC_RETRY_EXC_ERR);
+	for (int i = 0; i < cap.n; i++)
+		if (cap.op[i] == SR_OPCODE(RC, READ_REQUEST))
+			ck_assert_uint_eq(cap.psn[i], p.o.psn0);
+	ck_assert_uint_eq(counter(&p, SR_CNT_RETRY_HELD),
+			  neighbour ? 4 : 0);
+	nb_fini(&p, nb);
+	h_pair_fini(&p);
+}
+
+START_TEST(test_read_resend_backoff)
+{
+	struct nb nb = { 0 };
+	uint64_t t0;
+
+	read_never_answered(true, &nb);
+	/* the 1st, 2nd and 4th timeouts resent; the 8th failed it */
+	ck_assert_int_eq(nb.nread, 4);
+	t0 = nb.read_at[0];
+	for (int i = 1; i < 4; i++) {
+		uint64_t want = (1ull << (i - 1)) * T_NS;
+
+		ck_assert_uint_ge(nb.read_at[i] - t0, want);
+		ck_assert_uint_lt(nb.read_at[i] - t0, want + 1000000);
+	}
+}
+END_TEST
+
+START_TEST(test_read_resend_alone)
+{
+	struct nb nb = { 0 };
+
+	read_never_answered(false, &nb);
+	/* no neighbour progressed: every timeout resent */
+	ck_assert_int_eq(nb.nread, 8);
+	for (int i = 1; i < 8; i++) {
+		ck_assert_uint_ge(nb.read_at[i] - nb.read_at[0], i * T_NS);
+		ck_assert_uint_lt(nb.read_at[i] - nb.read_at[0],
+				  i * T_NS + 1000000);
+	}
+}
+END_TEST
+
+START_TEST(test_read_series_restarts)
+{
+	static uint8_t data[4096];
+	struct cap cap = { 0 };
+	struct nb nb = { 0 };
+	struct h_pair p;
+	struct sr_build b;
+	uint32_t mtu;
+	uint64_t t, t0;
+
+	setup(&p, &cap, 7);
+	nb_init(&p, &nb);
+	mtu = sr_mtu_bytes(p.o.mtu);
+	/* two packets of response: the first arrives after 3 timeouts, and
+	 * the neighbour's SENDs are acknowledged meanwhile */
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_READ, 2, 0, 2 * mtu, 0,
+				     SR_SEND_SIGNALED), 0);
+	while (counter(&p, SR_CNT_TIMEOUT) < 3) {
+		t = counter(&p, SR_CNT_TIMEOUT);
+		nb_step(&p, &cap, &nb);
+		if (counter(&p, SR_CNT_TIMEOUT) != t)
+			nb_send(&p, &nb);
+	}
+	ck_assert_int_eq(nb.nread, 3);             /* the 3rd was held */
+	ck_assert_uint_eq(counter(&p, SR_CNT_RETRY_HELD), 1);
+	t0 = sim_now(p.net);
+	craft_init(&p, 1, &b, SR_OPCODE(RC, READ_RESPONSE_FIRST), p.o.psn0);
+	b.aeth_syndrome = SR_AETH_CREDITS_INVALID;
+	craft_send(&p, 1, &b, data, mtu);
+	/* progress: the next timeout is the first of a new series, resent */
+	while (nb.nread == 3) {
+		t = counter(&p, SR_CNT_TIMEOUT);
+		nb_step(&p, &cap, &nb);
+		if (counter(&p, SR_CNT_TIMEOUT) != t)
+			nb_send(&p, &nb);
+	}
+	ck_assert_uint_ge(nb.read_at[3] - t0, T_NS);
+	ck_assert_uint_lt(nb.read_at[3] - t0, T_NS + 1000000);
+	ck_assert_uint_eq(cap.psn[nb.seen - 1], (p.o.psn0 + 1) & 0xffffff);
+	ck_assert_uint_eq(counter(&p, SR_CNT_RETRY_HELD), 1);
+	nb_fini(&p, &nb);
+	h_pair_fini(&p);
+}
+END_TEST
+
 static Suite *probe_suite(void)
 {
 	Suite *s = suite_create("transport_probe");
@@ -274,6 +472,9 @@ static Suite *probe_suite(void)
 	tcase_add_test(tc, test_probe_without_rtt);
 	tcase_add_test(tc, test_no_probe_read);
 	tcase_add_test(tc, test_no_probe_deep_queue);
+	tcase_add_test(tc, test_read_resend_backoff);
+	tcase_add_test(tc, test_read_resend_alone);
+	tcase_add_test(tc, test_read_series_restarts);
 	suite_add_tcase(s, tc);
 	return s;
 }
