@@ -39,7 +39,7 @@
 	X(RETRY, "retransmissions started (NAK, implicit NAK, timeout, probe)") \
 	X(TIMEOUT, "retransmit timer expiries")                             \
 	X(PROBE, "probes: go-back-N in loss recovery, retry_cnt not spent") \
-	X(RETRY_HELD, "timeouts that resent no READ/atomic (1st, 2nd, 4th... do)") \
+	X(RETRY_HELD, "timeouts that resent no READ/atomic (2nd, 4th, 8th... do)") \
 	X(RNR_RETRY, "retransmissions after an RNR wait")                   \
 	X(RETRY_EXC, "retry_cnt exhausted")                                 \
 	X(RNR_RETRY_EXC, "rnr_retry exhausted")                             \

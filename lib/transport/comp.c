@@ -42,10 +42,11 @@
  * of 64 KiB READs) every 67 ms timeout added a READ to each QP's queue, the
  * silences between a QP's turns grew to 6 timeouts and then to RETRY_EXC.
  * So a READ or atomic at the head whose neighbours (the QPs of its engine
- * lane) made progress during its timeout is resent at the 1st, 2nd, 4th,
- * 8th... timeout of a series without progress only; the timeouts between
- * spend retry_cnt as always (a dead peer fails as late as before) and
- * resend nothing (xport_retry_held).  A QP alone, or whose neighbours are
+ * lane) made progress during its timeout is resent at the 2nd, 4th, 8th...
+ * timeout of a series without progress only: one turn of a busy responder
+ * that takes a little longer than the timeout costs it nothing.  The other
+ * timeouts spend retry_cnt as always (a dead peer fails as late as before)
+ * and resend nothing (xport_retry_held).  A QP alone, or whose neighbours are
  * silent too (a lossy path, a dead peer), resends at every timeout.
  *
  * READ responses are placed as they arrive in order; a gap (a response
@@ -285,15 +286,15 @@ static struct sr_send_wqe *sr_comp_ack_upto(struct sr_qp *qp, uint32_t psn,
 /*
  * A READ or atomic at the head whose timer expired while the QP's
  * neighbours made progress (the responders are answering, just not this
- * QP yet): resend it at the 1st, 2nd, 4th, 8th... timeout of a series
- * only (see the top); the others spend retry_cnt and wait.
+ * QP yet): resend it at the 2nd, 4th, 8th... timeout of a series only
+ * (see the top); the others spend retry_cnt and wait.
  */
 static bool sr_comp_hold_read(const struct sr_qp *qp,
 			      const struct sr_send_wqe *w, uint64_t now)
 {
 	uint8_t n = qp->comp.timeouts;
 
-	return w->rd_atomic && (n & (n - 1)) != 0 &&
+	return w->rd_atomic && (n < 2 || (n & (n - 1)) != 0) &&
 	       qp->lane->progress_at + sr_comp_timeout_ns(qp) > now;
 }
 

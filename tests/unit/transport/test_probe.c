@@ -22,12 +22,12 @@
  *   no_probe_deep_queue     a round trip of 40 ms (a deep queue on the
  *                           path): the wait would pass T/2, the timer only
  *   read_resend_backoff     a READ never answered while a neighbour QP
- *                           makes progress is resent at the 1st, 2nd and
- *                           4th timeout only, and still fails at the 8th
+ *                           makes progress is resent at the 2nd and 4th
+ *                           timeout only, and still fails at the 8th
  *                           (retry_cnt 7), with RETRY_EXC
  *   read_resend_alone       ... and without the neighbour, at every one
- *   read_series_restarts    a response is progress: the next timeout is
- *                           the first of a new series and resends
+ *   read_series_restarts    a response is progress: the next timeouts
+ *                           are a new series, resent at its 2nd
  */
 #include "craft.h"
 #include "sr_check.h"
@@ -347,8 +347,8 @@ static void nb_step(struct h_pair *p, struct cap *cap, struct nb *nb)
 
 /*
  * A READ never answered, with or without a neighbour that makes progress
- * all along (a SEND acknowledged after each of the READ's timeouts): the
- * READ requests sent, and when it failed.
+ * all along (a SEND acknowledged at the start and after each of the READ's
+ * timeouts): the READ requests sent, and when it failed.
  */
 static void read_never_answered(bool neighbour, struct nb *nb)
 {
@@ -361,6 +361,8 @@ static void read_never_answered(bool neighbour, struct nb *nb)
 	nb_init(&p, nb);
 	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_READ, 2, 0, 4096, 0,
 				     SR_SEND_SIGNALED), 0);
+	if (neighbour)
+		nb_send(&p, nb);
 	while (counter(&p, SR_CNT_RETRY_EXC) == 0) {
 		t = counter(&p, SR_CNT_TIMEOUT);
 		nb_step(&p, &cap, nb);
@@ -376,7 +378,7 @@ static void read_never_answered(bool neighbour, struct nb *nb)
 		if (cap.op[i] == SR_OPCODE(RC, READ_REQUEST))
 			ck_assert_uint_eq(cap.psn[i], p.o.psn0);
 	ck_assert_uint_eq(counter(&p, SR_CNT_RETRY_HELD),
-			  neighbour ? 4 : 0);
+			  neighbour ? 5 : 0);
 	nb_fini(&p, nb);
 	h_pair_fini(&p);
 }
@@ -387,11 +389,11 @@ START_TEST(test_read_resend_backoff)
 	uint64_t t0;
 
 	read_never_answered(true, &nb);
-	/* the 1st, 2nd and 4th timeouts resent; the 8th failed it */
-	ck_assert_int_eq(nb.nread, 4);
+	/* the 2nd and 4th timeouts resent; the 8th failed it */
+	ck_assert_int_eq(nb.nread, 3);
 	t0 = nb.read_at[0];
-	for (int i = 1; i < 4; i++) {
-		uint64_t want = (1ull << (i - 1)) * T_NS;
+	for (int i = 1; i < 3; i++) {
+		uint64_t want = (1ull << i) * T_NS;
 
 		ck_assert_uint_ge(nb.read_at[i] - t0, want);
 		ck_assert_uint_lt(nb.read_at[i] - t0, want + 1000000);
@@ -431,29 +433,31 @@ START_TEST(test_read_series_restarts)
 	 * the neighbour's SENDs are acknowledged meanwhile */
 	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_READ, 2, 0, 2 * mtu, 0,
 				     SR_SEND_SIGNALED), 0);
+	nb_send(&p, &nb);
 	while (counter(&p, SR_CNT_TIMEOUT) < 3) {
 		t = counter(&p, SR_CNT_TIMEOUT);
 		nb_step(&p, &cap, &nb);
 		if (counter(&p, SR_CNT_TIMEOUT) != t)
 			nb_send(&p, &nb);
 	}
-	ck_assert_int_eq(nb.nread, 3);             /* the 3rd was held */
-	ck_assert_uint_eq(counter(&p, SR_CNT_RETRY_HELD), 1);
+	ck_assert_int_eq(nb.nread, 2);             /* the 2nd resent */
+	ck_assert_uint_eq(counter(&p, SR_CNT_RETRY_HELD), 2);
 	t0 = sim_now(p.net);
 	craft_init(&p, 1, &b, SR_OPCODE(RC, READ_RESPONSE_FIRST), p.o.psn0);
 	b.aeth_syndrome = SR_AETH_CREDITS_INVALID;
 	craft_send(&p, 1, &b, data, mtu);
-	/* progress: the next timeout is the first of a new series, resent */
-	while (nb.nread == 3) {
+	nb_send(&p, &nb);
+	/* progress: the next timeouts are a new series, resent at its 2nd */
+	while (nb.nread == 2) {
 		t = counter(&p, SR_CNT_TIMEOUT);
 		nb_step(&p, &cap, &nb);
 		if (counter(&p, SR_CNT_TIMEOUT) != t)
 			nb_send(&p, &nb);
 	}
-	ck_assert_uint_ge(nb.read_at[3] - t0, T_NS);
-	ck_assert_uint_lt(nb.read_at[3] - t0, T_NS + 1000000);
+	ck_assert_uint_ge(nb.read_at[2] - t0, 2 * T_NS);
+	ck_assert_uint_lt(nb.read_at[2] - t0, 2 * T_NS + 1000000);
 	ck_assert_uint_eq(cap.psn[nb.seen - 1], (p.o.psn0 + 1) & 0xffffff);
-	ck_assert_uint_eq(counter(&p, SR_CNT_RETRY_HELD), 1);
+	ck_assert_uint_eq(counter(&p, SR_CNT_RETRY_HELD), 3);
 	nb_fini(&p, &nb);
 	h_pair_fini(&p);
 }
