@@ -150,6 +150,10 @@ def scenarios():
     # in RETRY_EXC in most runs when each QP resent its whole window at
     # every timeout; with the window restarted small after a loss and
     # grown by the ACKs (lib/transport/req.c) they complete, retry_cnt 7.
+    # The READs: rxe serves one QP's queue at a time, so a QP waits out
+    # timeouts while its neighbours progress; resending its READ at each
+    # one made rxe answer it twice and the waits longer, up to RETRY_EXC
+    # (docs/congestion.md, "A busy responder and READs").
     add('cc', 'storm-write_bw-q16-64KiB', 'ib_write_bw',
         ['-x', '1', '-F', '-q', '16', '-s', str(64 * KiB), '-n', '20'], 'bw',
         roles=('client',), timeout=240)
