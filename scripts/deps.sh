@@ -5,7 +5,7 @@ set -eu
 pkgs="gcc pkg-config meson ninja-build python3 libdpdk-dev dpdk libisal-dev
       libibverbs-dev ibverbs-utils perftest libpcap-dev libcairo2-dev check tshark iproute2
       librdmacm-dev rdmacm-utils qperf libfabric-bin ucx-utils
-      openmpi-bin libopenmpi-dev
+      openmpi-bin libopenmpi-dev mpich libmpich-dev
       procps iputils-ping clang libbpf-dev libxdp-dev
       nftables python3-pyverbs"
 missing=""
