@@ -309,9 +309,6 @@ static void sr_comp_retry(struct sr_qp *qp, bool count_retry, uint16_t why)
 	/* a NAK or gap for what is already being sent again: nothing new */
 	if (count_retry && qp->comp.rewound && qp->comp.rewind_psn == qp->comp.psn)
 		return;
-	qp->comp.rewound = true;
-	qp->comp.rewind_psn = qp->comp.psn;
-	qp->comp.rtt_on = false;        /* no sample across a resend (Karn) */
 	if (count_retry) {
 		if (qp->comp.retry_left == 0) {
 			sr_qp_count(qp, SR_CNT_RETRY_EXC, 1);
@@ -322,6 +319,7 @@ static void sr_comp_retry(struct sr_qp *qp, bool count_retry, uint16_t why)
 		}
 		qp->comp.retry_left--;
 	}
+	/* held: nothing resent, so a gap seen next is news (not rewound) */
 	if (why == SR_TRACE_WHY_BY_TIMEOUT &&
 	    sr_comp_hold_read(qp, w, sr_dev_now(qp->dev))) {
 		sr_qp_count(qp, SR_CNT_RETRY_HELD, 1);
@@ -329,6 +327,9 @@ static void sr_comp_retry(struct sr_qp *qp, bool count_retry, uint16_t why)
 		sr_comp_arm_timer(qp, sr_dev_now(qp->dev));
 		return;
 	}
+	qp->comp.rewound = true;
+	qp->comp.rewind_psn = qp->comp.psn;
+	qp->comp.rtt_on = false;        /* no sample across a resend (Karn) */
 	sr_qp_count(qp, SR_CNT_RETRY, 1);
 	if (why == SR_TRACE_WHY_BY_TIMEOUT || why == SR_TRACE_WHY_BY_SEQ_NAK ||
 	    why == SR_TRACE_WHY_BY_PROBE)

@@ -28,6 +28,8 @@
  *   read_resend_alone       ... and without the neighbour, at every one
  *   read_series_restarts    a response is progress: the next timeouts
  *                           are a new series, resent at its 2nd
+ *   read_gap_after_hold     a gap in the responses after a held timeout
+ *                           resumes the READ at once (nothing was resent)
  */
 #include "craft.h"
 #include "sr_check.h"
@@ -463,6 +465,41 @@ START_TEST(test_read_series_restarts)
 }
 END_TEST
 
+START_TEST(test_read_gap_after_hold)
+{
+	static uint8_t data[4096];
+	struct cap cap = { 0 };
+	struct nb nb = { 0 };
+	struct h_pair p;
+	struct sr_build b;
+	uint32_t mtu;
+	uint64_t t;
+
+	setup(&p, &cap, 7);
+	nb_init(&p, &nb);
+	mtu = sr_mtu_bytes(p.o.mtu);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_READ, 2, 0, 3 * mtu, 0,
+				     SR_SEND_SIGNALED), 0);
+	nb_send(&p, &nb);
+	while (counter(&p, SR_CNT_TIMEOUT) < 1)
+		nb_step(&p, &cap, &nb);
+	ck_assert_uint_eq(counter(&p, SR_CNT_RETRY_HELD), 1);
+	ck_assert_int_eq(nb.nread, 1);
+	/* the READ's 2nd response packet, its 1st lost: resumed at once */
+	t = sim_now(p.net);
+	craft_init(&p, 1, &b, SR_OPCODE(RC, READ_RESPONSE_MIDDLE),
+		   p.o.psn0 + 1);
+	craft_send(&p, 1, &b, data, mtu);
+	while (nb.nread == 1)
+		nb_step(&p, &cap, &nb);
+	ck_assert_uint_lt(nb.read_at[1] - t, 1000000);
+	ck_assert_uint_eq(cap.psn[nb.seen - 1], p.o.psn0);
+	ck_assert_uint_eq(counter(&p, SR_CNT_READ_RESUME), 1);
+	nb_fini(&p, &nb);
+	h_pair_fini(&p);
+}
+END_TEST
+
 static Suite *probe_suite(void)
 {
 	Suite *s = suite_create("transport_probe");
@@ -479,6 +516,7 @@ static Suite *probe_suite(void)
 	tcase_add_test(tc, test_read_resend_backoff);
 	tcase_add_test(tc, test_read_resend_alone);
 	tcase_add_test(tc, test_read_series_restarts);
+	tcase_add_test(tc, test_read_gap_after_hold);
 	suite_add_tcase(s, tc);
 	return s;
 }
