@@ -347,6 +347,17 @@ static void nb_step(struct h_pair *p, struct cap *cap, struct nb *nb)
 	}
 }
 
+/* nb_step; after a timeout of the QP under test, a busy neighbour sends. */
+static void nb_tick(struct h_pair *p, struct cap *cap, struct nb *nb,
+		    bool busy)
+{
+	uint64_t t = counter(p, SR_CNT_TIMEOUT);
+
+	nb_step(p, cap, nb);
+	if (busy && counter(p, SR_CNT_TIMEOUT) != t)
+		nb_send(p, nb);
+}
+
 /*
  * A READ never answered, with or without a neighbour that makes progress
  * all along (a SEND acknowledged at the start and after each of the READ's
@@ -357,7 +368,6 @@ static void read_never_answered(bool neighbour, struct nb *nb)
 	struct cap cap = { 0 };
 	struct h_pair p;
 	struct sr_wc wc;
-	uint64_t t;
 
 	setup(&p, &cap, 7);
 	nb_init(&p, nb);
@@ -365,12 +375,8 @@ static void read_never_answered(bool neighbour, struct nb *nb)
 				     SR_SEND_SIGNALED), 0);
 	if (neighbour)
 		nb_send(&p, nb);
-	while (counter(&p, SR_CNT_RETRY_EXC) == 0) {
-		t = counter(&p, SR_CNT_TIMEOUT);
-		nb_step(&p, &cap, nb);
-		if (neighbour && counter(&p, SR_CNT_TIMEOUT) != t)
-			nb_send(&p, nb);
-	}
+	while (counter(&p, SR_CNT_RETRY_EXC) == 0)
+		nb_tick(&p, &cap, nb, neighbour);
 	ck_assert_uint_ge(sim_now(p.net) - nb->read_at[0], 8 * T_NS);
 	ck_assert_uint_lt(sim_now(p.net) - nb->read_at[0], 8 * T_NS + 1000000);
 	ck_assert_uint_eq(counter(&p, SR_CNT_TIMEOUT), 8);
@@ -426,7 +432,7 @@ START_TEST(test_read_series_restarts)
 	struct h_pair p;
 	struct sr_build b;
 	uint32_t mtu;
-	uint64_t t, t0;
+	uint64_t t0;
 
 	setup(&p, &cap, 7);
 	nb_init(&p, &nb);
@@ -436,12 +442,8 @@ START_TEST(test_read_series_restarts)
 	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_READ, 2, 0, 2 * mtu, 0,
 				     SR_SEND_SIGNALED), 0);
 	nb_send(&p, &nb);
-	while (counter(&p, SR_CNT_TIMEOUT) < 3) {
-		t = counter(&p, SR_CNT_TIMEOUT);
-		nb_step(&p, &cap, &nb);
-		if (counter(&p, SR_CNT_TIMEOUT) != t)
-			nb_send(&p, &nb);
-	}
+	while (counter(&p, SR_CNT_TIMEOUT) < 3)
+		nb_tick(&p, &cap, &nb, true);
 	ck_assert_int_eq(nb.nread, 2);             /* the 2nd resent */
 	ck_assert_uint_eq(counter(&p, SR_CNT_RETRY_HELD), 2);
 	t0 = sim_now(p.net);
@@ -450,12 +452,8 @@ START_TEST(test_read_series_restarts)
 	craft_send(&p, 1, &b, data, mtu);
 	nb_send(&p, &nb);
 	/* progress: the next timeouts are a new series, resent at its 2nd */
-	while (nb.nread == 2) {
-		t = counter(&p, SR_CNT_TIMEOUT);
-		nb_step(&p, &cap, &nb);
-		if (counter(&p, SR_CNT_TIMEOUT) != t)
-			nb_send(&p, &nb);
-	}
+	while (nb.nread == 2)
+		nb_tick(&p, &cap, &nb, true);
 	ck_assert_uint_ge(nb.read_at[2] - t0, 2 * T_NS);
 	ck_assert_uint_lt(nb.read_at[2] - t0, 2 * T_NS + 1000000);
 	ck_assert_uint_eq(cap.psn[nb.seen - 1], (p.o.psn0 + 1) & 0xffffff);
