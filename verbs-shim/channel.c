@@ -7,7 +7,8 @@
  * waiter for the helper thread (progress.c); when the armed CQ gets a
  * completion (or only a solicited one) the transport calls
  * sr_ibv_cq_notify on the engine thread, which queues the CQ on its
- * channel and signals the eventfd; ibv_get_cq_event reads one event.
+ * channel and signals the eventfd; ibv_get_cq_event reads one event (and
+ * passes over one whose completions were already polled).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -129,6 +130,26 @@ void sr_ibv_channel_forget(struct sr_ibv_cq *w)
 	pthread_mutex_unlock(&c->lock);
 }
 
+/*
+ * An event whose completions the consumer has already taken: it re-armed
+ * the CQ after its last event, and then polled the completion that fired
+ * this one (the engine makes completions while the consumer polls, on its
+ * own thread or the helper's).  Such an event leads a consumer to a CQ
+ * with nothing in it, and some take that for an error: ibv_rc_pingpong
+ * -e -t fails when ibv_start_poll answers ENOENT after an event.  So the
+ * event is not delivered, and the CQ is armed again as the consumer armed
+ * it (the arm was spent on a completion it has seen), unless a completion
+ * came meanwhile: then the event stands.
+ */
+static bool sr_ibv_event_stale(struct sr_ibv_cq *w)
+{
+	if (!sr_cq_empty(w->cq))
+		return false;
+	if (sr_ibv_req_notify_cq(ibv_cq_ex_to_cq(&w->ibcq), w->arm_solicited))
+		return false;
+	return sr_cq_empty(w->cq);
+}
+
 int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
 		     void **cq_context)
 {
@@ -148,22 +169,26 @@ int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
 	 * (unless the handler has SA_RESTART) — qperf ends its event loops
 	 * with SIGALRM.
 	 */
-	if (read(channel->fd, &n, sizeof(n)) != sizeof(n))
-		return -1;
-	pthread_mutex_lock(&c->lock);
-	w = c->head;
-	if (w == NULL) {
+	for (;;) {
+		if (read(channel->fd, &n, sizeof(n)) != sizeof(n))
+			return -1;
+		pthread_mutex_lock(&c->lock);
+		w = c->head;
+		if (w == NULL) {
+			pthread_mutex_unlock(&c->lock);
+			errno = EAGAIN;
+			return -1;
+		}
+		if (--w->ev_pending == 0) {
+			c->head = w->ev_next;
+			if (c->head == NULL)
+				c->tail = NULL;
+			w->ev_queued = false;
+		}
 		pthread_mutex_unlock(&c->lock);
-		errno = EAGAIN;
-		return -1;
+		if (!sr_ibv_event_stale(w))
+			break;
 	}
-	if (--w->ev_pending == 0) {
-		c->head = w->ev_next;
-		if (c->head == NULL)
-			c->tail = NULL;
-		w->ev_queued = false;
-	}
-	pthread_mutex_unlock(&c->lock);
 	*cq = ibv_cq_ex_to_cq(&w->ibcq);
 	if (cq_context)
 		*cq_context = w->ibcq.cq_context;
@@ -192,6 +217,7 @@ int sr_ibv_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 			return sr_ibv_err(rc);
 		}
 	}
+	w->arm_solicited = solicited_only != 0;
 	rc = sr_cq_req_notify(w->cq, solicited_only != 0);
 	return sr_ibv_err(rc);
 }

@@ -10,14 +10,18 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "qp/cq.h"
 #include "shim.h"
 
 #define SR_POLL_CHUNK 32
 
-/* What ibv_create_cq_ex may ask for: every field a lib completion has. */
-#define SR_IBV_CQ_WC_FLAGS ((uint64_t)IBV_WC_STANDARD_FLAGS)
+/* What ibv_create_cq_ex may ask for: every field a lib completion has,
+ * and its timestamp (the device clock, ns; or the wall clock). */
+#define SR_IBV_CQ_WC_FLAGS ((uint64_t)IBV_WC_STANDARD_FLAGS |              \
+			    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |          \
+			    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
 #define SR_IBV_CQ_FLAGS    IBV_CREATE_CQ_ATTR_SINGLE_THREADED
 
 void sr_ibv_wc_from_sr(struct ibv_wc *out, const struct sr_wc *in)
@@ -131,6 +135,16 @@ struct ibv_cq_ex *sr_ibv_create_cq_ex(struct ibv_context *c,
 		return NULL;
 	w->ex = true;
 	w->wc_flags = attr->wc_flags;
+	if (attr->wc_flags & (IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+			      IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		w->wall_off = (int64_t)((uint64_t)ts.tv_sec * 1000000000u +
+					(uint64_t)ts.tv_nsec) -
+			      (int64_t)sr_cq_clock_ns(w->cq);
+		sr_cq_stamp(w->cq, true);
+	}
 	return &w->ibcq;
 }
 

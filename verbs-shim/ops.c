@@ -4,7 +4,7 @@
  *
  * ibv_post_send, ibv_poll_cq, ibv_req_notify_cq, ... are inline and call
  * through ibv_context.ops; ibv_query_port, ibv_query_device_ex,
- * ibv_create_cq_ex, ibv_create_qp_ex, ibv_create_srq_ex, ibv_alloc_mw
+ * ibv_query_rt_values_ex, ibv_create_cq_ex, ibv_create_qp_ex, ibv_create_srq_ex, ibv_alloc_mw
  * and ibv_bind_mw go through struct verbs_context, found only when
  * abi_compat is __VERBS_ABI_IS_EXTENDED and sz covers the op (the
  * inline checks sz >= sizeof(struct verbs_context) - offsetof(op)).
@@ -52,6 +52,7 @@ void sr_ibv_ctx_ops_init(struct sr_ibv_ctx *ctx)
 	v->sz = sizeof(*v);
 	v->query_port = sr_ibv_query_port_ex;
 	v->query_device_ex = sr_ibv_query_device_ex;
+	v->query_rt_values = sr_ibv_query_rt_values;
 	v->create_cq_ex = sr_ibv_create_cq_ex;
 	v->create_qp_ex = sr_ibv_create_qp_ex;
 	v->create_srq_ex = sr_ibv_create_srq_ex;

@@ -212,8 +212,11 @@ struct sr_ibv_cq {
 	bool ev_queued;
 	struct sr_ibv_cq *ev_next;
 	atomic_bool armed;
+	bool arm_solicited;               /* how the consumer last armed it */
 	/* Extended polling (cq_ex.c): the current completion. */
 	struct ibv_wc cur;
+	uint64_t cur_ts;                  /* its timestamp, device clock */
+	int64_t wall_off;                 /* CLOCK_REALTIME - device clock */
 	int cur_left;
 };
 
@@ -395,6 +398,9 @@ int sr_ibv_av_from_attr(struct sr_ibv_rt *rt, const struct ibv_ah_attr *a,
 /* Verbs the context ops point at (one file each). */
 int sr_ibv_query_port_ex(struct ibv_context *c, uint8_t port,
 			 struct ibv_port_attr *attr, size_t len);
+/* Completion timestamps count ns: a 1 GHz clock (query.c). */
+#define SR_IBV_CORE_CLOCK_KHZ 1000000u
+int sr_ibv_query_rt_values(struct ibv_context *c, struct ibv_values_ex *v);
 int sr_ibv_query_device_ex(struct ibv_context *c,
 			   const struct ibv_query_device_ex_input *in,
 			   struct ibv_device_attr_ex *attr, size_t len);

@@ -118,6 +118,9 @@ void sr_cq_push(struct sr_cq *cq, const struct sr_wc *wc, bool solicited)
 		return;
 	}
 	memcpy(sr_ring_slot(&cq->ring, prod), wc, sizeof(*wc));
+	if (cq->stamp)
+		((struct sr_wc *)sr_ring_slot(&cq->ring, prod))->timestamp =
+			sr_dev_now(cq->dev);
 	sr_ring_publish(&cq->ring, prod + 1);
 	if (shared)
 		sr_lock_release(&cq->push_lock);
@@ -190,6 +193,24 @@ int sr_cq_req_notify(struct sr_cq *cq, bool solicited_only)
 	       !atomic_compare_exchange_weak(&cq->armed, &cur, want))
 		;
 	return 0;
+}
+
+void sr_cq_stamp(struct sr_cq *cq, bool on)
+{
+	cq->stamp = on;
+}
+
+uint64_t sr_cq_clock_ns(const struct sr_cq *cq)
+{
+	return sr_dev_now(cq->dev);
+}
+
+bool sr_cq_empty(const struct sr_cq *cq)
+{
+	uint32_t cons = atomic_load_explicit(&cq->ring.cons,
+					     memory_order_acquire);
+
+	return sr_ring_avail(&cq->ring, cons) == 0;
 }
 
 bool sr_cq_overflowed(const struct sr_cq *cq)

@@ -60,6 +60,18 @@ unsigned int sr_cq_clean(struct sr_cq *cq, uint32_t qpn);
 /* Arm: next completion (solicited_only false) or next solicited one. 0. */
 int sr_cq_req_notify(struct sr_cq *cq, bool solicited_only);
 
+/*
+ * Stamp every completion from now on with the device's clock (sr_wc's
+ * timestamp, the ns of the engine round that made it: ibverbs' completion
+ * timestamp).  Set before QPs use the CQ; off by default, where it costs
+ * nothing.
+ */
+void sr_cq_stamp(struct sr_cq *cq, bool on);
+/* The clock completions are stamped with: ns since the device started. */
+uint64_t sr_cq_clock_ns(const struct sr_cq *cq);
+
+/* No completion waits to be polled.  Any thread (a snapshot). */
+bool sr_cq_empty(const struct sr_cq *cq);
 bool sr_cq_overflowed(const struct sr_cq *cq);
 /* The notify_ctx given at creation: the way back to a wrapper object. */
 void *sr_cq_context(const struct sr_cq *cq);

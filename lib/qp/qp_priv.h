@@ -41,6 +41,7 @@ struct sr_cq {
 	_Atomic bool overflow;
 	unsigned int users;           /* QPs using it (slow path) */
 	struct sr_lock push_lock;     /* its producers: lanes, when several */
+	bool stamp;                   /* completions carry a timestamp */
 };
 
 struct sr_recv_wqe {

@@ -232,6 +232,9 @@ struct sr_wc {
 	uint16_t slid;
 	uint8_t sl;                   /* UD over RoCE: SR_WC_SL_ROCEV2_* */
 	uint8_t dlid_path_bits;
+	/* the device clock (ns) when the completion was made: on a CQ that
+	 * stamps (sr_cq_stamp), else 0 */
+	uint64_t timestamp;
 };
 
 /*

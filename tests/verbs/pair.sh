@@ -18,6 +18,7 @@
 #              client; some servers print nothing)
 #   verified   "messages verified" on both sides (this suite's own
 #              two-process programs, manyqp)
+#   success    "success" on both sides (ibv_xsrq_pingpong)
 # Both must exit 0.
 set -u
 dir=$1
@@ -91,6 +92,11 @@ verified)
 	for f in server client; do
 		grep -q "messages verified" "$tmp/$f.log" ||
 			{ show; echo "FAIL: $f verified nothing"; exit 1; }
+	done ;;
+success)
+	for f in server client; do
+		grep -qx "success" "$tmp/$f.log" ||
+			{ show; echo "FAIL: $f did not say success"; exit 1; }
 	done ;;
 esac
 grep -E "iters in|verified|^ *[0-9]+ +[0-9]+ +[0-9.]+" "$tmp/client.log" | tail -3

@@ -196,6 +196,50 @@ START_TEST(test_cq_notify_and_overflow)
 }
 END_TEST
 
+/*
+ * A CQ that stamps (sr_cq_stamp) carries the device clock of the round that
+ * made each completion: the wire's clock, between its value before the
+ * post and after the completion, later after a pause; one that does not
+ * carries 0.  sr_cq_empty follows what polling leaves.
+ */
+START_TEST(test_cq_timestamps)
+{
+	struct h_pair p;
+	struct h_opts o;
+	struct sr_wc wc[2];
+	uint64_t before, t1;
+
+	h_default_opts(&o, SR_QPT_RC);
+	h_pair_init(&p, &o);
+	sr_cq_stamp(p.n[0].scq, true);
+	ck_assert(sr_cq_empty(p.n[0].scq));
+	sim_advance(p.net, 5000000);
+	before = sim_now(p.net);
+	ck_assert_uint_eq(sr_cq_clock_ns(p.n[0].scq), before);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_WRITE, 1, 0, 8, 0,
+				     SR_SEND_SIGNALED), 0);
+	h_settle(&p);
+	ck_assert(!sr_cq_empty(p.n[0].scq));
+	ck_assert_int_eq(sr_cq_poll(p.n[0].scq, 2, wc), 1);
+	ck_assert(sr_cq_empty(p.n[0].scq));
+	ck_assert_uint_ge(wc[0].timestamp, before);
+	ck_assert_uint_le(wc[0].timestamp, sim_now(p.net));
+	t1 = wc[0].timestamp;
+	sim_advance(p.net, 20000000);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_WRITE, 2, 0, 8, 0,
+				     SR_SEND_SIGNALED), 0);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, wc, 1, 1000), 1);
+	ck_assert_uint_ge(wc[0].timestamp, t1 + 20000000);
+	/* off: nothing stamped */
+	sr_cq_stamp(p.n[0].scq, false);
+	ck_assert_int_eq(h_post_send(&p, 0, SR_WR_RDMA_WRITE, 3, 0, 8, 0,
+				     SR_SEND_SIGNALED), 0);
+	ck_assert_int_eq(h_wait_cq(&p, p.n[0].scq, wc, 1, 1000), 1);
+	ck_assert_uint_eq(wc[0].timestamp, 0);
+	h_pair_fini(&p);
+}
+END_TEST
+
 START_TEST(test_srq_limit)
 {
 	struct h_pair p;
@@ -641,6 +685,7 @@ static Suite *objects_suite(void)
 	tcase_add_test(tc, test_state_machine);
 	tcase_add_test(tc, test_err_flushes);
 	tcase_add_test(tc, test_cq_notify_and_overflow);
+	tcase_add_test(tc, test_cq_timestamps);
 	tcase_add_test(tc, test_srq_limit);
 	tcase_add_test(tc, test_mem_ops);
 	tcase_add_test(tc, test_inline_sge_fence);
