@@ -126,6 +126,24 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
 	return &m->ibmr;
 }
 
+struct ibv_mr *sr_ibv_mr_empty(struct ibv_pd *pd)
+{
+	struct sr_ibv_mr *m = calloc(1, sizeof(*m));
+
+	if (m == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	m->mr = sr_mr_create(sr_pd_of(pd), false);
+	if (m->mr == NULL) {
+		errno = sr_ibv_err(errno);
+		free(m);
+		return NULL;
+	}
+	sr_ibv_mr_fill(m, pd, NULL, 0);
+	return &m->ibmr;
+}
+
 struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length,
 			       uint64_t iova, int access)
 {
@@ -164,6 +182,8 @@ int ibv_dereg_mr(struct ibv_mr *mr)
 	rc = sr_mr_dereg(m->mr);
 	if (rc)
 		return sr_ibv_err(rc);
+	if (m->dm != NULL)
+		sr_ibv_dm_mr_gone(m->dm);
 	free(m);
 	return 0;
 }
@@ -213,6 +233,11 @@ int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
 		}
 	}
 	m = sr_container_of(mr, struct sr_ibv_mr, ibmr);
+	/* device memory's MRs stay what they were registered as (dm.c) */
+	if (m->dm != NULL) {
+		errno = EINVAL;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
 	if (sr_flags & SR_REREG_TRANS) {
 		src.iova = (uint64_t)(uintptr_t)addr;
 		src.virt.addr = addr;

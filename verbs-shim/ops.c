@@ -9,10 +9,10 @@
  * abi_compat is __VERBS_ABI_IS_EXTENDED and sz covers the op (the
  * inline checks sz >= sizeof(struct verbs_context) - offsetof(op)).
  * ibv_alloc_parent_domain, ibv_alloc_td and ibv_dealloc_td likewise
- * (pd_parent.c), ibv_open_xrcd, ibv_close_xrcd, ibv_open_qp (xrcd.c)
- * and ibv_get_srq_num (srq.c) likewise.  Ops left NULL make their inline
- * helpers fail with EOPNOTSUPP or ENOSYS (WQs, RSS, flows, DM, counters,
- * CQ moderation).  ibv_advise_mr goes to sr_ibv_advise_mr (mr.c).
+ * (pd_parent.c), ibv_open_xrcd, ibv_close_xrcd, ibv_open_qp (xrcd.c),
+ * ibv_get_srq_num (srq.c) and ibv_alloc_dm, ibv_free_dm, ibv_reg_dm_mr
+ * (dm.c) likewise.  Ops left NULL make their inline helpers fail with
+ * EOPNOTSUPP or ENOSYS (WQs, RSS, flows, counters, CQ moderation).  ibv_advise_mr goes to sr_ibv_advise_mr (mr.c).
  */
 #include "shim.h"
 
@@ -62,5 +62,8 @@ void sr_ibv_ctx_ops_init(struct sr_ibv_ctx *ctx)
 	v->dealloc_td = sr_ibv_dealloc_td;
 	v->advise_mr = sr_ibv_advise_mr;
 	v->get_srq_num = sr_ibv_get_srq_num;
+	v->alloc_dm = sr_ibv_alloc_dm;
+	v->free_dm = sr_ibv_free_dm;
+	v->reg_dm_mr = sr_ibv_reg_dm_mr;
 	sr_ibv_xrcd_ops_init(v);
 }

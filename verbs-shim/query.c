@@ -121,8 +121,9 @@ int sr_ibv_query_device_ex(struct ibv_context *c,
 	 * clock"), 64 bits wide (cq_ex.c). */
 	a.completion_timestamp_mask = UINT64_MAX;
 	a.hca_core_clock = SR_IBV_CORE_CLOCK_KHZ;
-	/* No TSO, RSS, tag matching, CQ moderation, device memory or PCI
-	 * atomics: all zero. */
+	a.max_dm_size = SR_IBV_DM_MAX;      /* dm.c */
+	/* No TSO, RSS, tag matching, CQ moderation or PCI atomics: all
+	 * zero. */
 	a.phys_port_cnt_ex = 1;
 	if (len > sizeof(a))
 		memset(attr, 0, len);

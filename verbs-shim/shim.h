@@ -99,6 +99,7 @@ struct sr_ibv_rt {
 	pthread_mutex_t xrcd_lock;        /* xrcds (xrcd.c); before the lane locks */
 	struct sr_ibv_xrcd *xrcds;        /* open XRC domains */
 	struct sr_ibv_tgt *tgts;          /* XRC target QPs (xrcd_lock) */
+	_Atomic size_t dm_used;           /* device memory handed out (dm.c) */
 };
 
 struct sr_ibv_dev {
@@ -190,9 +191,12 @@ int sr_ibv_dealloc_td(struct ibv_td *td);
 /* The parent domain pd is, or NULL when pd is a plain PD (or NULL). */
 struct sr_ibv_pd *sr_ibv_parent_domain(struct ibv_pd *pd);
 
+struct sr_ibv_dm;
+
 struct sr_ibv_mr {
 	struct ibv_mr ibmr;
 	struct sr_mr *mr;
+	struct sr_ibv_dm *dm;             /* registered on device memory (dm.c) */
 };
 
 struct sr_ibv_mw {
@@ -405,6 +409,19 @@ int sr_ibv_query_device_ex(struct ibv_context *c,
 			   const struct ibv_query_device_ex_input *in,
 			   struct ibv_device_attr_ex *attr, size_t len);
 struct ibv_mw *sr_ibv_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+/* An MR with no bytes: a key that every access fails (mr.c). */
+struct ibv_mr *sr_ibv_mr_empty(struct ibv_pd *pd);
+
+/* Device memory (dm.c): SR_IBV_DM_MAX bytes per device. */
+#define SR_IBV_DM_MAX (256u * 1024u)
+struct ibv_dm *sr_ibv_alloc_dm(struct ibv_context *c,
+			       struct ibv_alloc_dm_attr *attr);
+int sr_ibv_free_dm(struct ibv_dm *dm);
+struct ibv_mr *sr_ibv_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *dm,
+				uint64_t offset, size_t length,
+				unsigned int access);
+/* An MR registered on d is gone. */
+void sr_ibv_dm_mr_gone(struct sr_ibv_dm *d);
 int sr_ibv_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 		     uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge);
 int sr_ibv_dealloc_mw(struct ibv_mw *mw);
