@@ -288,12 +288,18 @@ static uint64_t sr_rxtx_now_ns(void *link)
 	return sr_pmd_now_ns(link);
 }
 
+static uint64_t sr_rxtx_clock_ns(void *link)
+{
+	return sr_dev_now_ns(link);
+}
+
 const struct sr_link_ops sr_rxtx_link_ops = {
 	.tx_alloc = sr_rxtx_tx_alloc,
 	.tx_submit = sr_rxtx_tx_submit,
 	.tx_abort = sr_rxtx_tx_abort,
 	.tx_alloc_ref = sr_rxtx_tx_alloc_ref,
 	.now_ns = sr_rxtx_now_ns,
+	.clock_ns = sr_rxtx_clock_ns,
 };
 
 /*

@@ -77,6 +77,10 @@ void sr_ibv_cq_notify(struct sr_cq *cq, void *arg)
 		return;
 	c = sr_ch_of(ch);
 	pthread_mutex_lock(&c->lock);
+	if (w->dying) {                 /* ibv_destroy_cq has begun */
+		pthread_mutex_unlock(&c->lock);
+		return;
+	}
 	w->ev_pending++;
 	if (!w->ev_queued) {
 		w->ev_queued = true;
@@ -93,7 +97,11 @@ void sr_ibv_cq_notify(struct sr_cq *cq, void *arg)
 	}
 }
 
-/* Drop a CQ's pending events from its channel (destroy). */
+/*
+ * Drop a CQ's pending events from its channel, and take no more: its
+ * destroy has begun (before the lib CQ goes, so that ibv_get_cq_event,
+ * which looks at it under the channel lock, never sees it gone).
+ */
 void sr_ibv_channel_forget(struct sr_ibv_cq *w)
 {
 	struct sr_ibv_channel *c;
@@ -104,6 +112,7 @@ void sr_ibv_channel_forget(struct sr_ibv_cq *w)
 		return;
 	c = sr_ch_of(w->ibcq.channel);
 	pthread_mutex_lock(&c->lock);
+	w->dying = true;
 	if (w->ev_queued) {
 		for (pp = &c->head; *pp; pp = &(*pp)->ev_next) {
 			if (*pp != w)
@@ -139,14 +148,22 @@ void sr_ibv_channel_forget(struct sr_ibv_cq *w)
  * -e -t fails when ibv_start_poll answers ENOENT after an event.  So the
  * event is not delivered, and the CQ is armed again as the consumer armed
  * it (the arm was spent on a completion it has seen), unless a completion
- * came meanwhile: then the event stands.
+ * came meanwhile: then the event stands.  Under the channel lock, which
+ * ibv_destroy_cq takes before the lib CQ goes (sr_ibv_channel_forget).
+ *
+ * The price: a consumer that polled the fd readable and then calls a
+ * blocking ibv_get_cq_event waits for the next completion instead of
+ * returning at once with an event it has no use for.
  */
 static bool sr_ibv_event_stale(struct sr_ibv_cq *w)
 {
 	if (!sr_cq_empty(w->cq))
 		return false;
-	if (sr_ibv_req_notify_cq(ibv_cq_ex_to_cq(&w->ibcq), w->arm_solicited))
+	if (sr_ibv_req_notify_cq(ibv_cq_ex_to_cq(&w->ibcq),
+				 atomic_load(&w->arm_solicited)))
 		return false;
+	/* armed, then looked at: a completion pushed meanwhile is either
+	 * seen here or signalled (the fence in sr_cq_push) */
 	return sr_cq_empty(w->cq);
 }
 
@@ -155,6 +172,7 @@ int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
 {
 	struct sr_ibv_channel *c;
 	struct sr_ibv_cq *w;
+	bool stale;
 	uint64_t n;
 
 	if (channel == NULL || cq == NULL) {
@@ -185,8 +203,9 @@ int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
 				c->tail = NULL;
 			w->ev_queued = false;
 		}
+		stale = sr_ibv_event_stale(w);
 		pthread_mutex_unlock(&c->lock);
-		if (!sr_ibv_event_stale(w))
+		if (!stale)
 			break;
 	}
 	*cq = ibv_cq_ex_to_cq(&w->ibcq);
@@ -217,7 +236,7 @@ int sr_ibv_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 			return sr_ibv_err(rc);
 		}
 	}
-	w->arm_solicited = solicited_only != 0;
+	atomic_store(&w->arm_solicited, solicited_only != 0);
 	rc = sr_cq_req_notify(w->cq, solicited_only != 0);
 	return sr_ibv_err(rc);
 }

@@ -156,6 +156,11 @@ int ibv_destroy_cq(struct ibv_cq *cq)
 	if (cq == NULL)
 		return EINVAL;
 	w = sr_cq_of(cq);
+	/* a QP still on it: EBUSY, before its events are touched */
+	if (sr_cq_in_use(w->cq))
+		return EBUSY;
+	/* no event of its own stays queued, none is taken from here on */
+	sr_ibv_channel_forget(w);
 	rc = sr_cq_destroy(w->cq);
 	if (rc)
 		return sr_ibv_err(rc);
@@ -163,7 +168,6 @@ int ibv_destroy_cq(struct ibv_cq *cq)
 	if (atomic_exchange(&w->armed, false))
 		sr_ibv_waiter_del(w->rt);
 	if (cq->channel) {
-		sr_ibv_channel_forget(w);
 		pthread_mutex_lock(&cq->context->mutex);
 		cq->channel->refcnt--;
 		pthread_mutex_unlock(&cq->context->mutex);

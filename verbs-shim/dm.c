@@ -11,8 +11,8 @@
  * The rules are mlx5's, so that programs written for it run unchanged:
  *   - alloc: length 1..what is left (ENOMEM beyond), comp_mask 0 and an
  *     alignment of at most a page (EINVAL);
- *   - copies: offset and length multiples of 4 (EINVAL), inside the
- *     allocation (EFAULT);
+ *   - copies: inside the allocation (EFAULT), offset and length
+ *     multiples of 4 (EINVAL);
  *   - reg_dm_mr: a range of the allocation (EINVAL outside it), local and
  *     remote access and ZERO_BASED (address 0 is the MR's first byte;
  *     without it, a WR names the byte by its offset in the allocation).
@@ -50,10 +50,10 @@ static struct sr_ibv_dm *sr_dm_of(struct ibv_dm *dm)
 static int sr_ibv_dm_range(const struct sr_ibv_dm *d, uint64_t offset,
 			   size_t length)
 {
-	if ((offset & 3) || (length & 3))
-		return EINVAL;
 	if (offset > d->length || length > d->length - offset)
 		return EFAULT;
+	if ((offset & 3) || (length & 3))
+		return EINVAL;
 	return 0;
 }
 

@@ -141,12 +141,16 @@ int sr_ibv_query_rt_values(struct ibv_context *c, struct ibv_values_ex *v)
 	struct sr_ibv_rt *rt = sr_ctx(c)->rt;
 	int rc;
 
-	if (v == NULL || (v->comp_mask & ~(uint32_t)IBV_VALUES_MASK_RAW_CLOCK))
+	if (v == NULL)
 		return EINVAL;
+	/* what was asked and is known comes back in comp_mask, as on mlx5 */
+	v->comp_mask &= IBV_VALUES_MASK_RAW_CLOCK;
 	if (v->comp_mask & IBV_VALUES_MASK_RAW_CLOCK) {
 		rc = sr_ibv_rt_up(rt);
-		if (rc)
+		if (rc) {
+			v->comp_mask = 0;
 			return sr_ibv_err(rc);
+		}
 		v->raw_clock.tv_sec = 0;
 		v->raw_clock.tv_nsec = (long)sr_pmd_now_ns(rt->pmd);
 	}

@@ -216,7 +216,8 @@ struct sr_ibv_cq {
 	bool ev_queued;
 	struct sr_ibv_cq *ev_next;
 	atomic_bool armed;
-	bool arm_solicited;               /* how the consumer last armed it */
+	atomic_bool arm_solicited;        /* how the consumer last armed it */
+	bool dying;                       /* being destroyed (channel lock) */
 	/* Extended polling (cq_ex.c): the current completion. */
 	struct ibv_wc cur;
 	uint64_t cur_ts;                  /* its timestamp, device clock */

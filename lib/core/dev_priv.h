@@ -119,6 +119,13 @@ static inline uint64_t sr_dev_now(struct sr_dev *dev)
 	return dev->ops->now_ns(dev->link);
 }
 
+/* The clock read now (sr_link_ops.clock_ns): completion timestamps. */
+static inline uint64_t sr_dev_clock(struct sr_dev *dev)
+{
+	return dev->ops->clock_ns != NULL ? dev->ops->clock_ns(dev->link)
+					  : dev->ops->now_ns(dev->link);
+}
+
 static inline void sr_dev_event(struct sr_dev *dev, enum sr_event_type t,
 				void *obj)
 {

@@ -45,6 +45,13 @@ struct sr_link_ops {
 				 uint8_t **tail, void **cookie);
 	/* Monotonic clock in nanoseconds, for retransmit, RNR and ACK timers. */
 	uint64_t (*now_ns)(void *link);
+	/*
+	 * Optional (NULL: now_ns).  The same clock read now, for completion
+	 * timestamps: now_ns may answer the time the engine round started
+	 * (one read per round), which can come before a post the round
+	 * then completes.
+	 */
+	uint64_t (*clock_ns)(void *link);
 };
 
 /* One received frame, Ethernet header first. */

@@ -58,6 +58,16 @@ int sr_cq_destroy(struct sr_cq *cq)
 	return 0;
 }
 
+bool sr_cq_in_use(struct sr_cq *cq)
+{
+	bool busy;
+
+	sr_dev_lock_all(cq->dev);
+	busy = cq->users != 0;
+	sr_dev_unlock_all(cq->dev);
+	return busy;
+}
+
 int sr_cq_resize(struct sr_cq *cq, uint32_t cqe)
 {
 	struct sr_ring nr, old;
@@ -120,11 +130,19 @@ void sr_cq_push(struct sr_cq *cq, const struct sr_wc *wc, bool solicited)
 	memcpy(sr_ring_slot(&cq->ring, prod), wc, sizeof(*wc));
 	if (cq->stamp)
 		((struct sr_wc *)sr_ring_slot(&cq->ring, prod))->timestamp =
-			sr_dev_now(cq->dev);
+			sr_dev_clock(cq->dev);
 	sr_ring_publish(&cq->ring, prod + 1);
 	if (shared)
 		sr_lock_release(&cq->push_lock);
 
+	/*
+	 * The consumer arms, then looks at the ring (sr_cq_empty); here the
+	 * completion is published, then the arm looked at.  Without a full
+	 * fence each side could read the other's old value (a store followed
+	 * by a load, x86 included): the consumer sees nothing and sleeps,
+	 * the engine sees no arm and signals nothing.
+	 */
+	atomic_thread_fence(memory_order_seq_cst);
 	armed = atomic_load_explicit(&cq->armed, memory_order_acquire);
 	if (armed == SR_CQ_ARM_NEXT ||
 	    (armed == SR_CQ_ARM_SOLICITED && solicited)) {
@@ -202,15 +220,16 @@ void sr_cq_stamp(struct sr_cq *cq, bool on)
 
 uint64_t sr_cq_clock_ns(const struct sr_cq *cq)
 {
-	return sr_dev_now(cq->dev);
+	return sr_dev_clock(cq->dev);
 }
 
 bool sr_cq_empty(const struct sr_cq *cq)
 {
 	uint32_t cons = atomic_load_explicit(&cq->ring.cons,
-					     memory_order_acquire);
+					     memory_order_seq_cst);
 
-	return sr_ring_avail(&cq->ring, cons) == 0;
+	return atomic_load_explicit(&cq->ring.prod, memory_order_seq_cst) ==
+	       cons;
 }
 
 bool sr_cq_overflowed(const struct sr_cq *cq)

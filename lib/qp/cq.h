@@ -36,6 +36,8 @@ struct sr_cq *sr_cq_create(struct sr_dev *dev, uint32_t cqe,
 			   sr_cq_notify_fn notify, void *notify_ctx);
 /* 0, -EBUSY (a QP or SRQ still uses it).  NULL is accepted. */
 int sr_cq_destroy(struct sr_cq *cq);
+/* A QP or SRQ uses it (sr_cq_destroy would say EBUSY).  Slow path. */
+bool sr_cq_in_use(struct sr_cq *cq);
 /*
  * Give the CQ room for at least cqe entries, keeping the completions it
  * holds, in order.  The consumer thread, not while it polls elsewhere (as
@@ -62,7 +64,7 @@ int sr_cq_req_notify(struct sr_cq *cq, bool solicited_only);
 
 /*
  * Stamp every completion from now on with the device's clock (sr_wc's
- * timestamp, the ns of the engine round that made it: ibverbs' completion
+ * timestamp, read as the completion is pushed: ibverbs' completion
  * timestamp).  Set before QPs use the CQ; off by default, where it costs
  * nothing.
  */
@@ -70,7 +72,8 @@ void sr_cq_stamp(struct sr_cq *cq, bool on);
 /* The clock completions are stamped with: ns since the device started. */
 uint64_t sr_cq_clock_ns(const struct sr_cq *cq);
 
-/* No completion waits to be polled.  Any thread (a snapshot). */
+/* No completion waits to be polled.  Any thread (a snapshot, ordered
+ * after an arm: sr_cq_req_notify then sr_cq_empty misses nothing). */
 bool sr_cq_empty(const struct sr_cq *cq);
 bool sr_cq_overflowed(const struct sr_cq *cq);
 /* The notify_ctx given at creation: the way back to a wrapper object. */
