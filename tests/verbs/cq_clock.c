@@ -18,6 +18,9 @@
  *                  hand out that event (EAGAIN), the CQ is armed again,
  *                  and the next completion brings an event with the
  *                  completion behind it (ibv_start_poll finds it at once)
+ *   event_destroy  a CQ whose event is queued and not read is destroyed:
+ *                  the channel's fd is no longer readable, and the channel
+ *                  can be destroyed
  * Exit 0 when all pass; each check prints one line.
  */
 #include <errno.h>
@@ -209,6 +212,39 @@ static void check_stale_event(struct env *e)
 	report("event_stale", rc == 0, rc ? "an event, and an empty CQ" : NULL);
 }
 
+static void check_event_destroy(struct env *e)
+{
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(e->ctx);
+	struct ibv_cq *cq = ch ? ibv_create_cq(e->ctx, 8, NULL, ch, 0) : NULL;
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC, .send_cq = cq, .recv_cq = cq,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct env t = *e;
+	struct pollfd pfd;
+	bool ok = false;
+
+	t.a = cq ? ibv_create_qp(e->pd, &qa) : NULL;
+	t.b = cq ? ibv_create_qp(e->pd, &qa) : NULL;
+	if (!t.a || !t.b ||
+	    loop_qp_up(t.a, &e->gid, GID_INDEX, t.b->qp_num,
+		       IBV_ACCESS_REMOTE_WRITE, 1, true, true) ||
+	    loop_qp_up(t.b, &e->gid, GID_INDEX, t.a->qp_num,
+		       IBV_ACCESS_REMOTE_WRITE, 1, true, true) ||
+	    ibv_req_notify_cq(cq, 0) || post_write(&t, 200)) {
+		report("event_destroy", 0, "setup");
+		return;
+	}
+	pfd = (struct pollfd){ .fd = ch->fd, .events = POLLIN };
+	if (poll(&pfd, 1, 1000) == 1 && ibv_destroy_qp(t.a) == 0 &&
+	    ibv_destroy_qp(t.b) == 0 && ibv_destroy_cq(cq) == 0) {
+		pfd.revents = 0;
+		ok = poll(&pfd, 1, 0) == 0 && ibv_destroy_comp_channel(ch) == 0;
+	}
+	report("event_destroy", ok, NULL);
+}
+
 int main(void)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
@@ -257,6 +293,7 @@ int main(void)
 		check_order(&e);
 	check_refused(&e);
 	check_stale_event(&e);
+	check_event_destroy(&e);
 	ibv_destroy_qp(e.a);
 	ibv_destroy_qp(e.b);
 	ibv_destroy_cq(ibv_cq_ex_to_cq(e.cq));
