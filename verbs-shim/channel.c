@@ -97,6 +97,16 @@ void sr_ibv_cq_notify(struct sr_cq *cq, void *arg)
 	}
 }
 
+void sr_ibv_channel_join(struct sr_ibv_cq *w)
+{
+	struct sr_ibv_channel *c = sr_ch_of(w->ibcq.channel);
+
+	pthread_mutex_lock(&c->lock);
+	w->ch_next = c->cqs;
+	c->cqs = w;
+	pthread_mutex_unlock(&c->lock);
+}
+
 /*
  * Drop a CQ's pending events from its channel, and take no more: its
  * destroy has begun (before the lib CQ goes, so that ibv_get_cq_event,
@@ -113,6 +123,11 @@ void sr_ibv_channel_forget(struct sr_ibv_cq *w)
 	c = sr_ch_of(w->ibcq.channel);
 	pthread_mutex_lock(&c->lock);
 	w->dying = true;
+	for (pp = &c->cqs; *pp; pp = &(*pp)->ch_next)
+		if (*pp == w) {
+			*pp = w->ch_next;
+			break;
+		}
 	if (w->ev_queued) {
 		for (pp = &c->head; *pp; pp = &(*pp)->ev_next) {
 			if (*pp != w)
@@ -139,32 +154,47 @@ void sr_ibv_channel_forget(struct sr_ibv_cq *w)
 	pthread_mutex_unlock(&c->lock);
 }
 
+/* Every CQ of the channel is empty (channel lock held). */
+static bool sr_ibv_channel_empty(const struct sr_ibv_channel *c)
+{
+	for (const struct sr_ibv_cq *i = c->cqs; i != NULL; i = i->ch_next)
+		if (!sr_cq_empty(i->cq))
+			return false;
+	return true;
+}
+
 /*
- * An event whose completions the consumer has already taken: it re-armed
- * the CQ after its last event, and then polled the completion that fired
- * this one (the engine makes completions while the consumer polls, on its
- * own thread or the helper's).  Such an event leads a consumer to a CQ
- * with nothing in it, and some take that for an error: ibv_rc_pingpong
- * -e -t fails when ibv_start_poll answers ENOENT after an event.  So the
- * event is not delivered, and the CQ is armed again as the consumer armed
- * it (the arm was spent on a completion it has seen), unless a completion
- * came meanwhile: then the event stands.  Under the channel lock, which
- * ibv_destroy_cq takes before the lib CQ goes (sr_ibv_channel_forget).
+ * An event with nothing behind it: the consumer re-armed the CQ after its
+ * last event and then polled the completion that fired this one (the
+ * engine makes completions while the consumer polls, on its own thread or
+ * the helper's), and no CQ of the channel holds anything.  Such an event
+ * leads a consumer to empty CQs, and some take that for an error:
+ * ibv_rc_pingpong -e -t fails when ibv_start_poll answers ENOENT after an
+ * event.  So it is not delivered, and its CQ is armed again as the
+ * consumer had armed it (the arm was spent on a completion it has seen),
+ * unless a completion came meanwhile: then the event stands.
+ *
+ * Any CQ of the channel, not only the event's: a consumer may take an
+ * event as a wake-up and poll another CQ of the channel (perftest's
+ * send_lat -e polls its receive CQ after whichever event comes), so an
+ * event is held back only when there is nothing anywhere to wake up for.
+ * Under the channel lock, which ibv_destroy_cq takes before the lib CQ
+ * goes (sr_ibv_channel_forget).
  *
  * The price: a consumer that polled the fd readable and then calls a
  * blocking ibv_get_cq_event waits for the next completion instead of
  * returning at once with an event it has no use for.
  */
-static bool sr_ibv_event_stale(struct sr_ibv_cq *w)
+static bool sr_ibv_event_stale(struct sr_ibv_channel *c, struct sr_ibv_cq *w)
 {
-	if (!sr_cq_empty(w->cq))
+	if (!sr_ibv_channel_empty(c))
 		return false;
 	if (sr_ibv_req_notify_cq(ibv_cq_ex_to_cq(&w->ibcq),
 				 atomic_load(&w->arm_solicited)))
 		return false;
 	/* armed, then looked at: a completion pushed meanwhile is either
 	 * seen here or signalled (the fence in sr_cq_push) */
-	return sr_cq_empty(w->cq);
+	return sr_ibv_channel_empty(c);
 }
 
 int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
@@ -203,7 +233,7 @@ int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
 				c->tail = NULL;
 			w->ev_queued = false;
 		}
-		stale = sr_ibv_event_stale(w);
+		stale = sr_ibv_event_stale(c, w);
 		pthread_mutex_unlock(&c->lock);
 		if (!stale)
 			break;

@@ -83,6 +83,7 @@ static struct sr_ibv_cq *sr_ibv_cq_new(struct ibv_context *c, uint32_t cqe,
 		pthread_mutex_lock(&c->mutex);
 		channel->refcnt++;
 		pthread_mutex_unlock(&c->mutex);
+		sr_ibv_channel_join(w);
 	}
 	sr_ibv_cq_ex_init(w);
 	return w;

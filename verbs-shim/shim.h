@@ -218,6 +218,7 @@ struct sr_ibv_cq {
 	atomic_bool armed;
 	atomic_bool arm_solicited;        /* how the consumer last armed it */
 	bool dying;                       /* being destroyed (channel lock) */
+	struct sr_ibv_cq *ch_next;        /* its channel's CQs (channel lock) */
 	/* Extended polling (cq_ex.c): the current completion. */
 	struct ibv_wc cur;
 	uint64_t cur_ts;                  /* its timestamp, device clock */
@@ -234,6 +235,7 @@ struct sr_ibv_channel {
 	struct ibv_comp_channel ch;
 	pthread_mutex_t lock;
 	struct sr_ibv_cq *head, *tail;    /* CQs with events pending */
+	struct sr_ibv_cq *cqs;            /* every CQ on it (ch_next) */
 };
 
 struct sr_ibv_srq {
@@ -447,7 +449,9 @@ struct ibv_srq *sr_ibv_create_srq_ex(struct ibv_context *c,
 void sr_ibv_cq_ex_init(struct sr_ibv_cq *cq);
 /* One lib completion as an ibverbs one (cq.c). */
 void sr_ibv_wc_from_sr(struct ibv_wc *out, const struct sr_wc *in);
-/* Drop a CQ's undelivered events from its channel (channel.c). */
+/* A CQ made with a channel joins the channel's list (channel.c). */
+void sr_ibv_channel_join(struct sr_ibv_cq *w);
+/* Drop a CQ's undelivered events and leave its channel (channel.c). */
 void sr_ibv_channel_forget(struct sr_ibv_cq *w);
 int sr_ibv_qp_ex_init(struct sr_ibv_qp *qp);
 void sr_ibv_qp_ex_fini(struct sr_ibv_qp *qp);
