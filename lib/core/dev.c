@@ -341,6 +341,16 @@ static unsigned int sr_dev_visit(struct sr_dev *dev, struct sr_qp *qp,
 		return 0;
 	}
 	work = sr_comp_run(qp, now);
+	/*
+	 * The ACK of a SEND (or of anything that may not wait) goes before
+	 * this QP's new requests, as an RNIC acknowledges on receipt: when
+	 * the consumer answered a SEND while this round ran (it polled on
+	 * another thread), its answer would otherwise reach the peer before
+	 * the ACK, and the peer would see the answer's completion and event
+	 * before its own send's (perftest's send_lat -e then waits for the
+	 * wrong event, and both sides stall).
+	 */
+	work += sr_resp_ack_first(qp);
 	tx0 = atomic_load_explicit(&qp->cnt[SR_CNT_TX_BYTES],
 				   memory_order_relaxed);
 	n = sr_req_run(qp, sr_cc_req_budget(qp, budget, now));

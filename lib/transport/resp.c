@@ -867,6 +867,15 @@ void sr_resp_flush_owed_ack(struct sr_qp *qp)
 	sr_resp_flush_ack(qp);
 }
 
+unsigned int sr_resp_ack_first(struct sr_qp *qp)
+{
+	if (!qp->resp.ack_pending || qp->resp.ack_defer ||
+	    qp->resp.busy != NULL)
+		return 0;
+	sr_resp_flush_ack(qp);
+	return 1;
+}
+
 /*
  * The ACK of the last packet of an RDMA WRITE (one that consumes no
  * receive WQE), answering at most SR_ACK_HOLD_PSNS packets, may wait:

@@ -103,6 +103,12 @@ unsigned int sr_resp_run(struct sr_qp *qp, unsigned int budget, uint64_t now,
 uint64_t sr_resp_next_timer(const struct sr_qp *qp, uint64_t now);
 /* Send a coalesced ACK that is still owed (destroy calls it). */
 void sr_resp_flush_owed_ack(struct sr_qp *qp);
+/*
+ * Send now the ACK owed for a request that may not wait (not a WRITE's,
+ * sr_resp_run), before the QP's requester sends anything new.  1 when
+ * one went, else 0.
+ */
+unsigned int sr_resp_ack_first(struct sr_qp *qp);
 /* Responder: resources for max_dest_rd_atomic (slow path). 0 / -ENOMEM. */
 int sr_resp_res_alloc(struct sr_qp *qp, uint32_t n);
 void sr_resp_reset(struct sr_qp *qp);
