@@ -320,12 +320,15 @@ static void sr_comp_retry(struct sr_qp *qp, bool count_retry, uint16_t why)
 		qp->comp.retry_left--;
 	}
 	/* held: nothing resent, so a gap seen next is news (not rewound) */
-	if (why == SR_TRACE_WHY_BY_TIMEOUT &&
-	    sr_comp_hold_read(qp, w, sr_dev_now(qp->dev))) {
-		sr_qp_count(qp, SR_CNT_RETRY_HELD, 1);
-		qp->comp.deadline = 0;
-		sr_comp_arm_timer(qp, sr_dev_now(qp->dev));
-		return;
+	if (why == SR_TRACE_WHY_BY_TIMEOUT) {
+		uint64_t now = sr_dev_now(qp->dev);
+
+		if (sr_comp_hold_read(qp, w, now)) {
+			sr_qp_count(qp, SR_CNT_RETRY_HELD, 1);
+			qp->comp.deadline = 0;
+			sr_comp_arm_timer(qp, now);
+			return;
+		}
 	}
 	qp->comp.rewound = true;
 	qp->comp.rewind_psn = qp->comp.psn;
