@@ -29,6 +29,12 @@
 #include "xdp.h"
 
 #define SR_HOST_POLL_NS (5ull * 1000 * 1000)   /* address changes */
+/*
+ * How long a MAC the kernel gave is used before asking it again: the
+ * kernel's answer is two netlink round trips (route, neighbour), and
+ * sroced resolves every frame a client sends out of the port.
+ */
+#define SR_HOST_NEIGH_FRESH_NS (1000ull * 1000 * 1000)
 #define SR_HOST_ADDRS_MAX 32
 #define SR_HOST_FD_SCAN 4096                   /* af_packet sockets */
 #define SR_ROCE_UDP_PORT 4791
@@ -641,25 +647,33 @@ void sr_host_solicit(struct sr_pmd_dev *dev, const uint8_t ip[16])
 		sr_nl_neigh_probe(&dev->host->req, dev->host->ifindex, hop);
 }
 
-/*
- * The kernel's tables answer; sroce's neighbour cache only keeps the
- * retries and the verdict, so the consumer sees what the ARP path gives:
- * -EAGAIN while the kernel resolves (asked again every retry_ns), and
- * -EHOSTUNREACH after max_tries unanswered (remembered failed_ns).
- */
 int sr_host_ifindex(const struct sr_pmd_dev *dev)
 {
 	return dev->host != NULL ? dev->host->ifindex : 0;
 }
 
+/*
+ * The kernel's tables answer; sroce's neighbour cache only keeps the
+ * retries and the verdict, so the consumer sees what the ARP path gives:
+ * -EAGAIN while the kernel resolves (asked again every retry_ns), and
+ * -EHOSTUNREACH after max_tries unanswered (remembered failed_ns).  A
+ * MAC the kernel gave is used for SR_HOST_NEIGH_FRESH_NS before asking
+ * again, so a change in the kernel's tables is seen within that.
+ */
 int sr_host_resolve(struct sr_pmd_dev *dev, const uint8_t ip[16],
 		    uint8_t mac[6])
 {
 	uint64_t now = sr_dev_now_ns(dev);
-	struct sr_neigh_entry *e;
+	struct sr_neigh_entry *e = sr_neigh_lookup(&dev->neigh, ip);
 	uint8_t hop[16];
-	int rc = sr_host_lookup(dev->host, ip, hop, mac);
+	int rc;
 
+	if (e != NULL && e->state == SR_NEIGH_REACHABLE &&
+	    now - e->updated_ns < SR_HOST_NEIGH_FRESH_NS) {
+		memcpy(mac, e->mac, 6);
+		return 0;
+	}
+	rc = sr_host_lookup(dev->host, ip, hop, mac);
 	if (rc == 0) {
 		sr_neigh_update(&dev->neigh, ip, mac, now);
 		return 0;
