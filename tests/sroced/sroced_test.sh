@@ -43,6 +43,12 @@
 #                to its member clients and out of its port, B's to its
 #                member); A's port reported the group (IGMPv2) once and
 #                left it when the last member went
+#   hostnic      each host its own namespace whose kernel owns the veth
+#                end's address (10.9.1.1, .2), each daemon on its host's
+#                NIC (port = iface:, AF_XDP): between the hosts
+#                ib_write_bw, ib_send_bw, rc and ud pingpong and rping,
+#                srq pingpong through one daemon, all at once while the
+#                kernels ping each other over the same veth
 #   nd2          an ND2 program (tests/nd2/nd2_cm: IND2Connector and
 #                IND2Listener over the CM, no librdmacm) through the
 #                daemons' QP1: with Debian's rdma_client through one
@@ -62,15 +68,29 @@ unset SROCE_CONFIG SROCE_NODE SROCE_DAEMON_SOCKET
 sroced=$build/pmd/sroced
 N="ip netns exec $ns"
 
-# daemon NAME IFACE IP [OPTIONS...]: start sroced NAME, wait until it serves
+# Where host NAME lives: its namespace (both in $ns, unless a scenario
+# gives each its own: hns_NAME) and the address its TCP is reached at
+# (127.0.0.1 in a shared namespace, else hip_NAME).
+host_ns() { eval "echo \${hns_$1:-$ns}"; }
+host_ip() { eval "echo \${hip_$1:-127.0.0.1}"; }
+
+# daemon NAME IFACE IP [OPTIONS...]: start sroced NAME, wait until it
+# serves.  Its port is net_af_packet on IFACE with the address IP, or,
+# with HOSTNIC set, IFACE as the host's NIC (IP is then the kernel's).
 daemon() {
 	name=$1 ifc=$2 ip=$3
 	shift 3
-	conf "$name" "port = net_af_packet0,iface=$ifc,framecnt=4096" \
-		"mac = 02:00:0a:09:00:${ip##*.}" "ipv4 = $ip/24" \
-		"stats_dir = $tmp" ${DAEMON_CONF:-}
+	if [ -n "${HOSTNIC:-}" ]; then
+		conf "$name" "port = iface:$ifc" "iface_mode = $HOSTNIC" \
+			"run_dir = $tmp/$name.lock" "stats_dir = $tmp" \
+			${DAEMON_CONF:-}
+	else
+		conf "$name" "port = net_af_packet0,iface=$ifc,framecnt=4096" \
+			"mac = 02:00:0a:09:00:${ip##*.}" "ipv4 = $ip/24" \
+			"stats_dir = $tmp" ${DAEMON_CONF:-}
+	fi
 	_before=$(grep -c "serving" "$tmp/$name.log" 2>/dev/null)
-	$N env -u LD_LIBRARY_PATH "$sroced" --foreground --verbose --config "$tmp/$name.conf" \
+	ip netns exec "$(host_ns "$name")" env -u LD_LIBRARY_PATH "$sroced" --foreground --verbose --config "$tmp/$name.conf" \
 		--socket "$tmp/$name.sock" --run-dir "$tmp/$name.run" "$@" \
 		>> "$tmp/$name.log" 2>&1 &
 	eval "dpid_$name=$!"
@@ -87,7 +107,7 @@ daemon() {
 on() {
 	name=$1
 	shift
-	$N env SROCE_DAEMON="$tmp/$name.sock" "$@"
+	ip netns exec "$(host_ns "$name")" env SROCE_DAEMON="$tmp/$name.sock" "$@"
 }
 
 port=18600
@@ -99,15 +119,15 @@ pair() {
 	shift 5
 	port=$((port + 1))
 	# no function in between: $! is timeout, which passes a kill on
-	$N env SROCE_DAEMON="$tmp/$sd.sock" timeout 120 "$prog" "$@" -p "$port" \
+	ip netns exec "$(host_ns "$sd")" env SROCE_DAEMON="$tmp/$sd.sock" timeout 120 "$prog" "$@" -p "$port" \
 		> "$tmp/$log.server.log" 2>&1 &
 	pair_pids="$pair_pids $!"
 	# the client connects once: wait until the server listens
 	for _i in $(seq 300); do
-		$N ss -ltnH "sport = :$port" | grep -q . && break
+		ip netns exec "$(host_ns "$sd")" ss -ltnH "sport = :$port" | grep -q . && break
 		sleep 0.1
 	done
-	$N env SROCE_DAEMON="$tmp/$cd.sock" timeout 120 "$prog" "$@" -p "$port" 127.0.0.1 \
+	ip netns exec "$(host_ns "$cd")" env SROCE_DAEMON="$tmp/$cd.sock" timeout 120 "$prog" "$@" -p "$port" "$(host_ip "$sd")" \
 		> "$tmp/$log.client.log" 2>&1 &
 	pair_pids="$pair_pids $!"
 	pids="$pids $pair_pids"
@@ -551,6 +571,59 @@ demo)
 	[ "$(grep -c "sroce-demo) attached" "$tmp/a.log")" -eq 2 ] ||
 		fail "the demo's two nodes did not both attach"
 	echo "PASS: the two-node demo through sroced"
+	;;
+hostnic)
+	command -v rping >/dev/null || { echo "SKIP: no rping"; exit 77; }
+	export LD_LIBRARY_PATH=$build/verbs-shim:$build/verbs-shim/rdmacm
+	hns_a=${ns}a hns_b=${ns}b hip_a=10.9.1.1 hip_b=10.9.1.2
+	trap 'cleanup; ip netns del $hns_a 2>/dev/null; ip netns del $hns_b 2>/dev/null' EXIT INT TERM
+	ip netns add "$hns_a" && ip netns add "$hns_b" || fail "ip netns add"
+	ip -n "$hns_a" link set lo up
+	ip -n "$hns_b" link set lo up
+	ip link add ha netns "$hns_a" type veth peer name hb netns "$hns_b" ||
+		fail "veth"
+	ip -n "$hns_a" addr add "$hip_a/24" dev ha
+	ip -n "$hns_b" addr add "$hip_b/24" dev hb
+	ip -n "$hns_a" link set ha up
+	ip -n "$hns_b" link set hb up
+	HOSTNIC=af_xdp daemon a ha "$hip_a"
+	HOSTNIC=af_xdp daemon b hb "$hip_b"
+	for h in a:ha b:hb; do
+		ip -n "$(host_ns "${h%%:*}")" -d link show "${h#*:}" | grep -q "name sroce_redirect" ||
+			fail "no XDP program of sroce on ${h#*:}"
+	done
+	# the kernels' own traffic on the same NICs, all along
+	ip netns exec "$hns_b" ping -c 40 -i 0.1 "$hip_a" > "$tmp/ping.txt" 2>&1 &
+	ping_pid=$!
+	pids="$pids $ping_pid"
+	pair perftest a b wbw ib_write_bw -x 1 -u 18 -s 65536 -n 500
+	pair perftest b a sbw ib_send_bw -x 1 -u 18 -s 4096 -n 500
+	pair pingpong a b rc ibv_rc_pingpong -g 1 -n 300 -c
+	pair pingpong b a ud ibv_ud_pingpong -g 1 -n 300 -c
+	pair pingpong a a srq ibv_srq_pingpong -g 1 -n 200 -c
+	on a timeout 60 rping -s -a "$hip_a" -p 7180 -V -C 10 > "$tmp/rping.server.log" 2>&1 &
+	pair_pids="$pair_pids $!"
+	sleep 1
+	on b timeout 60 rping -c -a "$hip_a" -p 7180 -v -V -C 10 > "$tmp/rping.client.log" 2>&1 &
+	pair_pids="$pair_pids $!"
+	pids="$pids $pair_pids"
+	wait_pairs || ok=no
+	for t in wbw:perftest sbw:perftest rc:pingpong ud:pingpong srq:pingpong; do
+		passed "${t%%:*}" "${t##*:}" ||
+			fail "${t%%:*}: no result between two host NICs"
+	done
+	grep -q "rdma-ping-9:" "$tmp/rping.client.log" || fail "rping between two host NICs"
+	[ "${ok:-}" != no ] || fail "a client failed"
+	wait "$ping_pid" || fail "the kernels' ping lost packets: $(tail -2 "$tmp/ping.txt")"
+	grep -q " 0% packet loss" "$tmp/ping.txt" || fail "ping: $(tail -2 "$tmp/ping.txt")"
+	sleep 0.5
+	n=$(counter a ibv_srq_pingpong sw_client_to_client)
+	[ "$n" -gt 0 ] || fail "no frame switched between host A's processes ($n)"
+	n=$(counter a ibv_srq_pingpong sw_to_nic)
+	[ "$n" -eq 0 ] || fail "$n frames of two processes of host A went to its NIC"
+	n=$(counter b ib_write_bw sw_to_nic)
+	[ "$n" -gt 0 ] || fail "host B's ib_write_bw sent no frame to its NIC"
+	echo "PASS: two daemons on their hosts' NICs (AF_XDP): perftest, pingpongs and rping between them and through one, the kernels' ping beside"
 	;;
 *)
 	fail "unknown scenario $scen" ;;
