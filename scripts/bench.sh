@@ -154,11 +154,14 @@ sh bench/suite/hostnic_bench.sh "$build" "$raw" "$rep" > "$raw/hostnic.txt" 2>&1
 	echo "sroce: host NIC benchmark failed (see $raw/hostnic.txt)"
 
 # ---- 2c. the shared device: through sroced vs embedded on the same veth,
-# and 1-8 client pairs at once ($rep runs; raw/sroced/table.md,
-# docs/sroced.md) ----
+# and 1-8 client pairs at once ($rep runs), on af_packet and on host NICs
+# (raw/sroced/table.md, raw/sroced-hostnic/table.md; docs/sroced.md) ----
 step "sroced: through the daemon vs embedded (load $(load))"
 sh bench/suite/sroced_bench.sh "$build" "$raw" "$rep" > "$raw/sroced.txt" 2>&1 ||
 	echo "sroce: sroced benchmark failed (see $raw/sroced.txt)"
+step "sroced on host NICs (AF_XDP): through the daemon vs embedded (load $(load))"
+sh bench/suite/sroced_bench.sh "$build" "$raw" "$rep" hostnic > "$raw/sroced-hostnic.txt" 2>&1 ||
+	echo "sroce: sroced host-NIC benchmark failed (see $raw/sroced-hostnic.txt)"
 
 # ---- 2d. congestion control end to end: 2 sender processes into 1
 # receiver through bneck's 100 Mbit/s port, 2 and 4 RC WRITE QPs, CC on and

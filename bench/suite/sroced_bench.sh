@@ -1,13 +1,20 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# sroced_bench.sh BUILD_DIR OUT_DIR [RUNS] — the shared device against the
-# embedded one on the same link (docs/sroced.md).  Two "hosts" on a veth
-# pair in a namespace made and deleted here; per run (RUNS, default 3,
-# the two modes alternating so both sample the same stretch of a shared
-# machine), Debian's perftest on the drop-in, server on host A, client on
-# host B:
-#   embedded  each process its own device: net_af_packet on its veth end
+# sroced_bench.sh BUILD_DIR OUT_DIR [RUNS] [LINK] — the shared device
+# against the embedded one on the same link (docs/sroced.md).  Two "hosts"
+# on a veth pair, made and deleted here; per run (RUNS, default 3, the two
+# modes alternating so both sample the same stretch of a shared machine),
+# Debian's perftest on the drop-in, server on host A, client on host B:
+#   embedded  each process its own device on its veth end
 #   sroced    a daemon per host on that veth end, the processes its clients
+# LINK says what a device makes of the veth end:
+#   af_packet (default)  both ends in one namespace, net_af_packet with
+#                        addresses of sroce's own (10.9.0.1, .2); TCP on
+#                        127.0.0.1; raw in OUT_DIR/sroced/
+#   hostnic              each end in its host's namespace, the kernel's
+#                        address on it, the host-NIC port (port = iface:,
+#                        AF_XDP: docs/host-nic.md); raw in
+#                        OUT_DIR/sroced-hostnic/
 # Figures: ib_write_bw 64 B (msg/s) and 64 KiB (Gbit/s), ib_write_lat
 # 64 B (typical us); then through the daemons, the aggregate ib_write_bw
 # 64 KiB of 1, 2, 4 and 8 client pairs at once.  Before each run, the
@@ -24,8 +31,13 @@
 # OUT_DIR/sroced/table.md).  Figures only: nothing is asserted.
 set -u
 build=$1
-out=$2/sroced
 runs=${3:-3}
+link=${4:-af_packet}
+case $link in
+af_packet) out=$2/sroced ;;
+hostnic) out=$2/sroced-hostnic ;;
+*) echo "sroced_bench.sh: LINK is af_packet or hostnic, not '$link'"; exit 2 ;;
+esac
 shim=$build/verbs-shim
 tag=$(( $$ % 10000 ))
 ns=sroce-sb-$tag
@@ -34,7 +46,7 @@ dpids=""
 cleanup() {
 	for p in $dpids; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
-	ip netns del $ns 2>/dev/null
+	for n in $ns ${ns}a ${ns}b; do ip netns del $n 2>/dev/null; done
 	rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
@@ -42,22 +54,43 @@ command -v ib_write_bw >/dev/null || { echo "SKIP: no perftest"; exit 77; }
 . "$(dirname "$0")/../../scripts/veth.sh"
 rm -rf "$out"
 mkdir -p "$out"
-ip netns add $ns || exit 1
-ip -n $ns link set lo up
-sr_veth_pair $ns sa sb || exit 1
-N="ip netns exec $ns"
+if [ $link = af_packet ]; then
+	ip netns add $ns || exit 1
+	ip -n $ns link set lo up
+	sr_veth_pair $ns sa sb || exit 1
+	NA="ip netns exec $ns" NB=$NA srv=127.0.0.1
+else
+	for h in a b; do
+		ip netns add $ns$h || exit 1
+		ip -n $ns$h link set lo up
+	done
+	ip link add sa netns ${ns}a type veth peer name sb netns ${ns}b || exit 1
+	ip -n ${ns}a addr add 10.9.0.1/24 dev sa
+	ip -n ${ns}b addr add 10.9.0.2/24 dev sb
+	ip -n ${ns}a link set sa up
+	ip -n ${ns}b link set sb up
+	NA="ip netns exec ${ns}a" NB="ip netns exec ${ns}b" srv=10.9.0.1
+fi
 for h in a b; do
 	ifc=s$h
 	ip=10.9.0.1
 	[ $h = b ] && ip=10.9.0.2
-	printf '%s\n' "port = net_af_packet0,iface=$ifc" \
-		"mac = 02:00:0a:09:00:${ip##*.}" "ipv4 = $ip/24" \
-		"run_dir = $tmp/run-$h" "stats_dir = $tmp" > "$tmp/$h.conf"
+	if [ $link = af_packet ]; then
+		printf '%s\n' "port = net_af_packet0,iface=$ifc" \
+			"mac = 02:00:0a:09:00:${ip##*.}" "ipv4 = $ip/24" \
+			"run_dir = $tmp/run-$h" "stats_dir = $tmp" > "$tmp/$h.conf"
+	else
+		printf '%s\n' "port = iface:$ifc" "iface_mode = af_xdp" \
+			"run_dir = $tmp/run-$h" "stats_dir = $tmp" > "$tmp/$h.conf"
+	fi
 done
 
 daemons_up() {
 	for h in a b; do
-		$N "$build/pmd/sroced" --foreground --config "$tmp/$h.conf" \
+		# no function in between: $! must be the daemon itself
+		nx=$NA
+		[ $h = b ] && nx=$NB
+		$nx "$build/pmd/sroced" --foreground --config "$tmp/$h.conf" \
 			--socket "$tmp/$h.sock" --run-dir "$tmp/$h.run" \
 			> "$tmp/$h.log" 2>&1 &
 		dpids="$dpids $!"
@@ -67,7 +100,7 @@ daemons_up() {
 			grep -q serving "$tmp/b.log" 2>/dev/null && return 0
 		sleep 0.1
 	done
-	echo "sroced did not start"; exit 1
+	echo "sroced did not start:"; tail -n 3 "$tmp/a.log" "$tmp/b.log"; exit 1
 }
 daemons_down() {
 	for p in $dpids; do kill "$p" 2>/dev/null; done
@@ -89,15 +122,15 @@ port=19000
 pt() {
 	mode=$1 pport=$2 f=$3
 	shift 3
-	$N env $(env_of "$mode" a) LD_LIBRARY_PATH=$shim timeout 60 "$@" -x 1 \
+	$NA env $(env_of "$mode" a) LD_LIBRARY_PATH=$shim timeout 60 "$@" -x 1 \
 		-p $pport > "$f.server" 2>&1 &
 	s=$!
 	for _i in $(seq 200); do
-		$N ss -ltnH "sport = :$pport" | grep -q . && break
+		$NA ss -ltnH "sport = :$pport" | grep -q . && break
 		sleep 0.05
 	done
-	$N env $(env_of "$mode" b) LD_LIBRARY_PATH=$shim timeout 60 "$@" -x 1 \
-		-p $pport 127.0.0.1 > "$f" 2>&1 || true
+	$NB env $(env_of "$mode" b) LD_LIBRARY_PATH=$shim timeout 60 "$@" -x 1 \
+		-p $pport $srv > "$f" 2>&1 || true
 	wait $s
 }
 
@@ -130,9 +163,12 @@ for r in $(seq "$runs"); do
 	done
 done
 
-python3 - "$out" "$runs" <<'PY' | tee "$out/table.md"
+python3 - "$out" "$runs" "$link" <<'PY' | tee "$out/table.md"
 import re, statistics, sys
-out, runs = sys.argv[1], int(sys.argv[2])
+out, runs, link = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+print('Link: a veth pair, %s.' % ('net_af_packet on each end, one namespace' if link == 'af_packet'
+      else 'each end its host\'s NIC (port = iface:, AF_XDP), two namespaces'))
+print()
 
 def perftest(f, col):
     try:
