@@ -133,8 +133,31 @@ pair() {
 	pids="$pids $pair_pids"
 }
 
+# wait_pairs: wait for every pair's programs.  One still running after
+# 100 s (its timeout kills it at 120) is shown first, for the log: its
+# command line, its own device's counters and QPs (sroce-stat -q: state,
+# PSNs, what is outstanding), and its threads' stacks when gdb is here.
 wait_pairs() {
 	rc=0
+	_t=0
+	while [ $_t -lt 100 ]; do
+		_alive=""
+		for p in $pair_pids; do
+			kill -0 "$p" 2>/dev/null && _alive="$_alive $p"
+		done
+		[ -z "$_alive" ] && break
+		sleep 1
+		_t=$((_t + 1))
+	done
+	for p in $_alive; do
+		for c in $(pgrep -P "$p"); do
+			echo "--- still running after $_t s: pid $c, $(tr '\0' ' ' < "/proc/$c/cmdline")"
+			"$build/tools/sroce-stat/sroce-stat" -p "$c" -q 2>&1 | head -n 60
+			command -v gdb >/dev/null &&
+				gdb -p "$c" -batch -ex "thread apply all bt" 2>/dev/null |
+				grep "^#\|^Thread"
+		done
+	done
 	for p in $pair_pids; do
 		wait "$p" || rc=1
 	done
