@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "daemon.h"
@@ -61,7 +62,10 @@ static int sr_daemon_connect(const char *sock)
  * Send a request, wait (5 s at most) for its reply of up to cap bytes.
  * One call at a time in the process: replies come in order on fd.  A
  * reply may carry descriptors (ATTACH's doorbell): up to nfds go to fds,
- * -1 where none came; the rest are closed.
+ * -1 where none came; the rest are closed.  A signal does not end the
+ * wait.  A daemon that has not answered in 5 s is taken for dead: the
+ * connection is shut down (the engine then finds the device lost), since
+ * its late reply would be read as the answer to the next request.
  */
 static int sr_daemon_call_locked(int fd, const void *req, size_t len,
 				 void *rep, size_t cap, int *fds,
@@ -114,6 +118,26 @@ static void sr_daemon_take_fds(struct msghdr *mh, int *fds, unsigned int nfds)
 	}
 }
 
+#define SR_DAEMON_REPLY_MS 5000
+
+/* poll() for the reply, SR_DAEMON_REPLY_MS in all, through signals. */
+static int sr_daemon_wait(struct pollfd *p)
+{
+	struct timespec t0, t;
+	long left = SR_DAEMON_REPLY_MS;
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while ((rc = poll(p, 1, (int)left)) < 0 && errno == EINTR) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		left = SR_DAEMON_REPLY_MS - ((t.tv_sec - t0.tv_sec) * 1000 +
+					     (t.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left <= 0)
+			return 0;
+	}
+	return rc;
+}
+
 static int sr_daemon_call_locked(int fd, const void *req, size_t len,
 				 void *rep, size_t cap, int *fds,
 				 unsigned int nfds)
@@ -137,8 +161,12 @@ static int sr_daemon_call_locked(int fd, const void *req, size_t len,
 		fds[i] = -1;
 	if (send(fd, req, len, MSG_NOSIGNAL) != (ssize_t)len)
 		return -errno;
-	if (poll(&p, 1, 5000) != 1)
+	if (sr_daemon_wait(&p) != 1) {
+		fprintf(stderr, "sroce: sroced did not answer in %d ms: "
+			"taken for dead\n", SR_DAEMON_REPLY_MS);
+		shutdown(fd, SHUT_RDWR);
 		return -ETIMEDOUT;
+	}
 	n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
 	if (n > 0)
 		sr_daemon_take_fds(&mh, fds, nfds);

@@ -9,14 +9,22 @@
  * IBV_WC_WR_FLUSH_ERR, within 10 s; it prints how long after the daemon's
  * end (the test touches FILE then) each came, and exits 0.
  *
+ * With --signals, a SIGALRM (no SA_RESTART) comes every 50 us while it
+ * sets up 16 more connected pairs before the first: each RTR is a call to
+ * the daemon, which a signal must not cut short (nor leave its reply to be
+ * read as the next call's).  It then checks the SEND and exits 0.
+ *
  *   fatal [FILE]
+ *   fatal --signals
  */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -82,6 +90,24 @@ static void connect_qp(struct ibv_qp *qp, uint32_t dqpn, const union ibv_gid *gi
 		die("RTS");
 }
 
+static volatile sig_atomic_t alarms;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarms++;
+}
+
+/* SIGALRM every 50 us (on), or none (off). */
+static void alarm_storm(int on)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };   /* no SA_RESTART */
+	struct itimerval it = { { 0, on ? 50 : 0 }, { 0, on ? 50 : 0 } };
+
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
 static int wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, double limit)
 {
 	double end = now_s() + limit;
@@ -117,6 +143,7 @@ int main(int argc, char **argv)
 	struct stat st;
 	double t_dead = 0, t_fatal = 0, t_flush = 0, end;
 	int flushed = 0;
+	int signals = argc > 1 && strcmp(argv[1], "--signals") == 0;
 
 	if (list == NULL || list[0] == NULL)
 		die("no device");
@@ -131,6 +158,17 @@ int main(int argc, char **argv)
 		die("pd, cq or mr");
 	if (ibv_query_gid(ctx, 1, 1, &gid))
 		die("ibv_query_gid");
+	if (signals) {
+		alarm_storm(1);
+		for (int i = 0; i < 16; i++) {
+			struct ibv_qp *x = make_qp(pd, cq), *y = make_qp(pd, cq);
+
+			connect_qp(x, y->qp_num, &gid);
+			connect_qp(y, x->qp_num, &gid);
+			if (ibv_destroy_qp(x) || ibv_destroy_qp(y))
+				die("ibv_destroy_qp");
+		}
+	}
 	a = make_qp(pd, cq);
 	b = make_qp(pd, cq);
 	connect_qp(a, b->qp_num, &gid);
@@ -154,6 +192,12 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		got++;
+	}
+	if (signals) {
+		alarm_storm(0);
+		printf("fatal: 17 pairs connected through the daemon under %d signals; the SEND arrived\n",
+		       (int)alarms);
+		return 0;
 	}
 	printf("fatal: QPs %#x and %#x talk through the daemon; ready\n",
 	       a->qp_num, b->qp_num);

@@ -18,8 +18,10 @@
 #                completion, another pair and both daemons carry on
 #   quarantine   a dead client's QPN block is not handed out until its
 #                quarantine ends, then it is (--qpn-blocks 2)
-#   kill_daemon  kill -9 of the daemon: the client sees DEVICE_FATAL and
-#                flushed receives; a new daemon serves new clients
+#   kill_daemon  a client under a storm of signals connects 17 QP pairs
+#                (its calls to the daemon go on through them); kill -9 of
+#                the daemon: the client sees DEVICE_FATAL and flushed
+#                receives; a new daemon serves new clients
 #   forge        a client writes forged frames into its channel (and
 #                forged MADs to QP1): dropped and counted, the victim QP
 #                untouched
@@ -350,6 +352,10 @@ quarantine)
 	;;
 kill_daemon)
 	daemon a sa 10.9.0.1
+	# signals while the client talks to the daemon: no call cut short
+	$N env SROCE_DAEMON="$tmp/a.sock" timeout 60 "$build/tests/sroced/srd_fatal" --signals > "$tmp/signals.log" 2>&1 ||
+		fail "a client under a storm of signals: $(cat "$tmp/signals.log")"
+	cat "$tmp/signals.log"
 	$N env SROCE_DAEMON="$tmp/a.sock" timeout 60 "$build/tests/sroced/srd_fatal" "$tmp/dead" > "$tmp/fatal.log" 2>&1 &
 	fp=$!
 	pids="$pids $fp"
