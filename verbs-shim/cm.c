@@ -69,6 +69,11 @@ int sroce_resolve(struct ibv_context *context, const uint8_t ip[16],
 	return rc ? rc : sr_ibv_resolve(rt, ip, mac);
 }
 
+int sroce_dev_shared(struct ibv_context *context)
+{
+	return context != NULL && sr_ctx(context)->rt->cfg.has_gw ? 1 : 0;
+}
+
 int sroce_path_mtu(struct ibv_context *context)
 {
 	struct ibv_port_attr pa;

@@ -21,6 +21,9 @@ struct sr_cm_host *sroce_cm_host(struct ibv_context *context);
 int sroce_resolve(struct ibv_context *context, const uint8_t ip[16],
 		  uint8_t mac[6]);
 
+/* 1 when the device is sroced's (this process its client), else 0. */
+int sroce_dev_shared(struct ibv_context *context);
+
 /* The port's active MTU (IBV_MTU_*), or -errno. */
 int sroce_path_mtu(struct ibv_context *context);
 

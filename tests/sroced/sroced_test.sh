@@ -50,7 +50,9 @@
 #                NIC (port = iface:, AF_XDP): between the hosts
 #                ib_write_bw, ib_send_bw, rc and ud pingpong and rping,
 #                srq pingpong through one daemon, all at once while the
-#                kernels ping each other over the same veth
+#                kernels ping each other over the same veth; then qperf
+#                -cm1 (rc_bw, rc_lat, rc_rdma_write_lat: a new server
+#                process per test, told its port before it listens)
 #   nd2          an ND2 program (tests/nd2/nd2_cm: IND2Connector and
 #                IND2Listener over the CM, no librdmacm) through the
 #                daemons' QP1: with Debian's rdma_client through one
@@ -646,6 +648,22 @@ hostnic)
 	wait "$ping_pid" || fail "the kernels' ping lost packets: $(tail -2 "$tmp/ping.txt")"
 	grep -q " 0% packet loss" "$tmp/ping.txt" || fail "ping: $(tail -2 "$tmp/ping.txt")"
 	sleep 0.5
+	# qperf tells its peer the RDMA-CM port over TCP before it calls
+	# rdma_listen, and runs each test in a new server process; a
+	# listener that was slow to come (the device started in
+	# rdma_listen) had the peer's REQ answered by the daemon's REJ
+	if command -v qperf >/dev/null; then
+		on a timeout 60 qperf > "$tmp/qperf.server.log" 2>&1 &
+		qs=$!
+		pids="$pids $qs"
+		sleep 1
+		on b timeout 50 qperf -cm1 -t 1 "$hip_a" rc_bw rc_lat rc_rdma_write_lat \
+			> "$tmp/qperf.client.log" 2>&1
+		kill "$qs" 2>/dev/null
+		[ "$(grep -c "latency\|bw  =" "$tmp/qperf.client.log")" -eq 3 ] ||
+			fail "qperf -cm1 between the host NICs: $(tr '\n' ' ' < "$tmp/qperf.client.log")"
+		echo "ok: qperf -cm1 rc_bw, rc_lat, rc_rdma_write_lat: $(grep "=" "$tmp/qperf.client.log" | tr -s ' \n' ' ')"
+	fi
 	n=$(counter a ibv_srq_pingpong sw_client_to_client)
 	[ "$n" -gt 0 ] || fail "no frame switched between host A's processes ($n)"
 	n=$(counter a ibv_srq_pingpong sw_to_nic)

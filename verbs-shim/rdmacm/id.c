@@ -428,14 +428,23 @@ int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 			return sr_rcm_err(rc);
 	} else if (sr_rcm_addr_is_any(addr)) {
 		/*
-		 * Bound to every device: bring them up now, as the kernel's
-		 * are.  A server often tells its peer the port before it
-		 * listens (qperf sends it over TCP, then calls rdma_listen);
-		 * a device still starting then (an AF_XDP port attaching)
-		 * lost the peer's first REQ, sent again only after the CM's
-		 * 4-second timeout.
+		 * Bound to every device.  A server often tells its peer the
+		 * port before it listens (qperf sends it over TCP, then calls
+		 * rdma_listen), so rdma_listen must be quick.  A device still
+		 * starting then (an AF_XDP port attaching) loses the peer's
+		 * first REQ, sent again after the CM's 4-second timeout; a
+		 * device of sroced would have the daemon's CM answer it with
+		 * a REJ (nobody listens yet), and the peer fail.  So sroced's
+		 * devices come up now, ports and CMs, as the kernel's are
+		 * always up.  Not the others: a default link's port waits for
+		 * its peer process, which may be the one waiting for the port.
 		 */
-		(void)sr_rcm_devs(NULL);
+		struct ibv_context **ctx;
+		int n = sr_rcm_devs(&ctx);
+
+		for (int d = 0; d < n; d++)
+			if (sroce_dev_shared(ctx[d]))
+				(void)sroce_cm_host(ctx[d]);
 	}
 	memset(&ss, 0, sizeof(ss));
 	memcpy(&ss, addr, sr_rcm_addr_len(addr));
