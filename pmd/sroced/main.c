@@ -5,6 +5,7 @@
  *
  *   sroced [--foreground] [--config FILE]... [--socket PATH]
  *          [--run-dir DIR] [--quarantine-ms MS] [--qpn-blocks N]
+ *          [--cm-hold-ms MS]
  *          [--idle-spin-us US] [--idle-yield-us US] [--idle-nap-us US]
  *          [--no-sleep] [--nice N]
  *          [--verbose]
@@ -152,6 +153,7 @@ static void srd_usage(void)
 	fprintf(stderr,
 		"usage: sroced [--foreground] [--config FILE]... [--socket PATH]\n"
 		"              [--run-dir DIR] [--quarantine-ms MS] [--qpn-blocks N]\n"
+		"              [--cm-hold-ms MS]\n"
 		"              [--idle-spin-us US] [--idle-yield-us US]\n"
 		"              [--idle-nap-us US] [--no-sleep] [--nice N] [--verbose]\n");
 }
@@ -291,6 +293,7 @@ int main(int argc, char **argv)
 		d.sock_path = SRD_SOCKET_DEFAULT;
 	snprintf(d.run_dir, sizeof(d.run_dir), "/run/sroce");
 	d.quarantine_ns = 10000000000ull;
+	d.cm_hold_ns = SRD_CM_HOLD_MS * 1000000ull;
 	d.nblocks = SRD_BLOCKS;
 	srd_idle_defaults(&d);
 	d.nice_max = SRD_NICE_MAX;
@@ -334,6 +337,16 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			d.nice_max = (int)n;
+			i++;
+		} else if (v && strcmp(a, "--cm-hold-ms") == 0) {
+			char *end;
+			unsigned long ms = strtoul(v, &end, 0);
+
+			if (*v == '\0' || *end != '\0' || ms > 10000) {
+				fprintf(stderr, "sroced: --cm-hold-ms: 0 .. 10000\n");
+				return 2;
+			}
+			d.cm_hold_ns = ms * 1000000ull;
 			i++;
 		} else if (v && strcmp(a, "--quarantine-ms") == 0) {
 			d.quarantine_ns = strtoull(v, NULL, 0) * 1000000ull;

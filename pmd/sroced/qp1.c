@@ -18,6 +18,7 @@
  * that exits, and the watch takes their DREPs.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cm/gsi.h"
@@ -32,6 +33,30 @@
 #define SRD_MAD_OFF (8u + SR_BTH_LEN + 8u)
 /* Connections followed per device (a client's CM allows 1024). */
 #define SRD_WATCH_MAX 4096u
+
+/*
+ * A REQ or SIDR_REQ for a service nobody listens on yet is held a while
+ * before the daemon's CM answers it.  A server often tells its peer where
+ * to connect before it listens (qperf: the port over TCP, then
+ * rdma_listen; perftest -R: its control connection, then the data
+ * listener), and a client's SRD_LISTEN comes on the control socket, a
+ * round trip behind the peer's REQ on the wire: answered at once, the
+ * peer got REJ or "service ID not supported" and failed.  A kernel's
+ * rdma_listen takes no round trip.  A held MAD goes to the listener as
+ * soon as there is one (within a poll, 1 ms), or after --cm-hold-ms
+ * (SRD_CM_HOLD_MS; 0: none held) to the daemon's CM, which answers it as
+ * before.  Counted sw_cm_held.
+ */
+#define SRD_HOLD_MAX 16u
+#define SRD_HOLD_FRAME 512u
+
+struct srd_held {
+	uint64_t since;
+	uint32_t len;
+	uint8_t frame[SRD_HOLD_FRAME];
+};
+
+static void srd_held_poll(struct srd_device *dv, uint64_t now);
 
 static struct sroced *srd_q;
 
@@ -242,12 +267,17 @@ void srd_qp1_close(struct srd_device *dv)
 	dv->gsi = NULL;
 	sr_cm_watch_destroy(dv->watch);
 	dv->watch = NULL;
+	free(dv->held);
+	dv->held = NULL;
+	dv->nheld = 0;
 }
 
 void srd_qp1_poll(struct srd_device *dv, uint64_t now)
 {
 	if (dv->gsi == NULL)
 		return;
+	if (dv->nheld > 0)
+		srd_held_poll(dv, now);
 	if (now >= sr_cm_next_deadline(sr_gsi_cm(dv->gsi))) {
 		sr_cm_poll(sr_gsi_cm(dv->gsi), now);
 		srd_own_publish(dv);
@@ -263,9 +293,37 @@ void srd_qp1_poll(struct srd_device *dv, uint64_t now)
 
 /* ---- routing ---- */
 
-void srd_qp1_route(struct srd_device *dv, struct sr_pmd_dev *counted,
-		   const uint8_t *p, uint32_t len, const struct sr_frame *f,
-		   enum sr_dev_counter ok)
+/* Keep a REQ for a listener to come: false when there is no room. */
+static bool srd_hold(struct srd_device *dv, const uint8_t *p, uint32_t len)
+{
+	struct srd_held *h;
+
+	if (len > SRD_HOLD_FRAME || srd_q->cm_hold_ns == 0)
+		return false;
+	if (dv->held == NULL) {
+		dv->held = calloc(SRD_HOLD_MAX, sizeof(*dv->held));
+		if (dv->held == NULL)
+			return false;
+	}
+	if (dv->nheld == SRD_HOLD_MAX)
+		return false;
+	h = &dv->held[dv->nheld++];
+	h->since = srd_now_ns();
+	h->len = len;
+	memcpy(h->frame, p, len);
+	sr_stats_add(sr_pmd_stats(dv->pmd), SR_CTR_SW_CM_HELD, 1);
+	return true;
+}
+
+/*
+ * To the client the MAD names; what names none to the daemon's CM, or,
+ * a REQ for a service nobody listens on, held (may_hold) for a listener.
+ * False when held and its listener still missing.
+ */
+static bool srd_qp1_deliver(struct srd_device *dv, struct sr_pmd_dev *counted,
+			    const uint8_t *p, uint32_t len,
+			    const struct sr_frame *f, enum sr_dev_counter ok,
+			    bool may_hold)
 {
 	struct srd_client *c = NULL;
 	struct sr_cm_route r;
@@ -276,7 +334,7 @@ void srd_qp1_route(struct srd_device *dv, struct sr_pmd_dev *counted,
 	if (!srd_mad_of(p, f, &mad, &mlen) ||
 	    (uint32_t)f->l4 + f->l4_len > len) {
 		sr_stats_add(sr_pmd_stats(counted), SR_CTR_SW_DROP_GSI, 1);
-		return;
+		return true;
 	}
 	sr_cm_route_rx(mad, mlen, &r);
 	if (r.kind == SR_CM_ROUTE_SERVICE)
@@ -284,16 +342,56 @@ void srd_qp1_route(struct srd_device *dv, struct sr_pmd_dev *counted,
 	else if (r.kind == SR_CM_ROUTE_COMM_ID)
 		c = srd_block_owner(dv, sr_cm_comm_id_block(r.comm_id));
 	if (c == NULL) {
+		if (r.kind == SR_CM_ROUTE_SERVICE && may_hold &&
+		    srd_hold(dv, p, len))
+			return false;
 		/* a DREP to a DREQ sent for a client that died: taken */
 		srd_mad_peer(p, f, false, &peer);
 		if (!sr_cm_watch_answer(dv->watch, peer.gid, mad, mlen))
 			srd_own_rx(dv, p, len);
-		return;
+		return true;
 	}
 	srd_mad_peer(p, f, false, &peer);
 	sr_cm_watch_mad(dv->watch, c->block, false, &peer, mad, mlen);
 	if (srd_emit_client(c, p, len, f))
 		sr_stats_add(sr_pmd_stats(counted), ok, 1);
+	return true;
+}
+
+void srd_qp1_route(struct srd_device *dv, struct sr_pmd_dev *counted,
+		   const uint8_t *p, uint32_t len, const struct sr_frame *f,
+		   enum sr_dev_counter ok)
+{
+	(void)srd_qp1_deliver(dv, counted, p, len, f, ok, true);
+}
+
+/* Held REQs: to their listener now there is one, or, held long enough,
+ * to the daemon's CM (counted on the port: their sender may be gone). */
+static void srd_held_poll(struct srd_device *dv, uint64_t now)
+{
+	for (unsigned int i = 0; i < dv->nheld;) {
+		struct srd_held *h = &dv->held[i];
+		struct sr_cm_route r;
+		const uint8_t *mad;
+		struct sr_frame f;
+		uint32_t mlen;
+
+		/* (it was a whole MAD of a REQ when held) */
+		if (!sr_frame_layout(h->frame, h->len, &f) ||
+		    !srd_mad_of(h->frame, &f, &mad, &mlen)) {
+			dv->held[i] = dv->held[--dv->nheld];
+			continue;
+		}
+		sr_cm_route_rx(mad, mlen, &r);
+		if (now - h->since < srd_q->cm_hold_ns &&
+		    srd_listener(dv, r.service_id) == NULL) {
+			i++;
+			continue;
+		}
+		(void)srd_qp1_deliver(dv, dv->pmd, h->frame, h->len, &f,
+				      SR_CTR_SW_TO_CLIENT, false);
+		dv->held[i] = dv->held[--dv->nheld];
+	}
 }
 
 bool srd_qp1_client_ok(const struct srd_client *c, const uint8_t *p,

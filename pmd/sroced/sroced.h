@@ -40,6 +40,8 @@ struct sr_cm_watch;
 #define SRD_NICE_MAX (-10)
 /* How long an idle daemon keeps polling, yielding between rounds (idle.c). */
 #define SRD_IDLE_YIELD_NS 1000000ull
+/* How long a REQ for a service nobody listens on waits for one (qp1.c). */
+#define SRD_CM_HOLD_MS 50
 
 struct srd_client;
 struct sr_frame;
@@ -59,6 +61,8 @@ struct srd_device {
 	uint64_t gsi_pub[4];            /* its counters last published */
 	struct srd_group *groups;       /* multicast groups of its clients */
 	uint32_t ngroups;
+	struct srd_held *held;          /* REQs waiting for a listener */
+	unsigned int nheld;
 };
 
 /* A multicast group some clients of a device joined (mcast.c). */
@@ -113,6 +117,7 @@ struct sroced {
 	uint32_t nblocks;               /* blocks 1 .. nblocks-1 handed out */
 	uint32_t next_block;
 	uint64_t quarantine_ns;
+	uint64_t cm_hold_ns;            /* a REQ waits for its listener (qp1.c) */
 	uint64_t idle_spin_ns;          /* idle rounds spun before a nap */
 	uint64_t idle_yield_ns;         /* then rounds that yield the CPU */
 	uint64_t idle_nap_ns;           /* then naps this long (main.c) */

@@ -31,6 +31,8 @@
 #                between two processes of one daemon, then between the
 #                hosts both ways at once; a second listener on a port is
 #                refused; a REQ for a port nobody listens on is REJected
+#                (after --cm-hold-ms); a REQ sent a second before its
+#                server listens is held for it and connects
 #   dead_client  kill -9 of an rping client, through one daemon and from
 #                the other host: its daemon sends the DREQ the client
 #                cannot (as the kernel's CM does for a process that
@@ -195,7 +197,8 @@ loopback)
 	# and exit 2
 	for bad in "--idle-nap-us 0" "--idle-spin-us x" "--idle-nap-us 100001" \
 		   "--idle-yield-us 100001" "--idle-yield-us -1" \
-		   "--nice 1" "--nice -21" "--nice x"; do
+		   "--nice 1" "--nice -21" "--nice x" \
+		   "--cm-hold-ms 10001" "--cm-hold-ms x"; do
 		"$sroced" --foreground $bad > "$tmp/bad.log" 2>&1
 		rc=$?
 		[ $rc -eq 2 ] && [ "$(wc -l < "$tmp/bad.log")" -eq 1 ] ||
@@ -411,7 +414,8 @@ forge)
 rdmacm)
 	command -v rping >/dev/null || { echo "SKIP: no rping"; exit 77; }
 	export LD_LIBRARY_PATH=$build/verbs-shim:$build/verbs-shim/rdmacm
-	daemon a sa 10.9.0.1
+	# a REQ for a service nobody listens on waits 3 s for a listener
+	daemon a sa 10.9.0.1 --cm-hold-ms 3000
 	daemon b sb 10.9.0.2
 	# rping_pair NAME SRV_DAEMON SRV_IP CLI_DAEMON PORT
 	rping_pair() {
@@ -449,7 +453,20 @@ rdmacm)
 		fail "a connection to a port nobody listens on succeeded"
 	grep -q "REJECTED" "$tmp/nobody.log" ||
 		{ cat "$tmp/nobody.log"; fail "no REJECTED event for a port nobody listens on"; }
-	echo "PASS: rping through one daemon and between two, a second listener refused, a REQ to nobody REJected"
+	# the client first: its REQ waits in daemon a for the server to listen
+	on b timeout 60 rping -c -a 10.9.0.1 -p 7178 -v -V -C 5 > "$tmp/early.client.log" 2>&1 &
+	pair_pids="$pair_pids $!"
+	sleep 1
+	on a timeout 60 rping -s -a 10.9.0.1 -p 7178 -V -C 5 > "$tmp/early.server.log" 2>&1 &
+	pair_pids="$pair_pids $!"
+	pids="$pids $pair_pids"
+	wait_pairs && grep -q "rdma-ping-4:" "$tmp/early.client.log" ||
+		{ cat "$tmp/early.client.log" "$tmp/early.server.log"; fail "a REQ sent before its listener was not held for it"; }
+	held=$("$build/tools/sroce-stat/sroce-stat" -f "$tmp/sroce-$dpid_a-0.stats" |
+		sed -n 's/^ *sw_cm_held *\([0-9]*\)$/\1/p')
+	[ "${held:-0}" -ge 1 ] || fail "daemon a counted no held REQ ($held)"
+	echo "ok: a REQ sent 1 s before its server listened reached it (sw_cm_held $held)"
+	echo "PASS: rping through one daemon and between two, a second listener refused, a REQ to nobody REJected, a REQ before its listener held for it"
 	;;
 mcast)
 	command -v mckey >/dev/null || { echo "SKIP: no mckey"; exit 77; }
