@@ -121,6 +121,9 @@ static int srd_dev_open(struct sroced *d, struct srd_device *dv,
 	snprintf(dv->name, sizeof(dv->name), "sroce%u", index);
 	snprintf(dv->path, sizeof(dv->path), "%s", path);
 	sr_pmd_config_init(&dv->cfg);
+	/* a switch's buffers, unless the file says otherwise (sroced.h) */
+	dv->cfg.rx_desc = SRD_PORT_RX_DESC;
+	dv->cfg.mbufs = SRD_PORT_MBUFS;
 	rc = sr_pmd_config_parse_file(&dv->cfg, path, err, sizeof(err));
 	if (rc == 0 && dv->cfg.default_link) {
 		snprintf(err, sizeof(err), "%s: port = default is the embedded link; give sroced a port of its own", path);

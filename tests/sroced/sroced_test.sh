@@ -52,7 +52,8 @@
 #                NIC (port = iface:, AF_XDP): between the hosts
 #                ib_write_bw, ib_send_bw, rc and ud pingpong and rping,
 #                srq pingpong through one daemon, all at once while the
-#                kernels ping each other over the same veth; then qperf
+#                kernels ping each other over the same veth; 4 MiB
+#                READs (each one's responses a burst); then qperf
 #                -cm1 (rc_bw, rc_lat, rc_rdma_write_lat: a new server
 #                process per test, told its port before it listens)
 #   nd2          an ND2 program (tests/nd2/nd2_cm: IND2Connector and
@@ -665,6 +666,10 @@ hostnic)
 	wait "$ping_pid" || fail "the kernels' ping lost packets: $(tail -2 "$tmp/ping.txt")"
 	grep -q " 0% packet loss" "$tmp/ping.txt" || fail "ping: $(tail -2 "$tmp/ping.txt")"
 	sleep 0.5
+	# 4 MiB READs: each one's 4096 responses come at once
+	pair perftest a b rbw4m ib_read_bw -x 1 -s 4194304 -n 60
+	wait_pairs && passed rbw4m perftest ||
+		fail "ib_read_bw 4 MiB between the host NICs: $(grep -h -i -m 2 'fail\|error' "$tmp"/rbw4m.*.log | tr '\n' ' ')"
 	# qperf tells its peer the RDMA-CM port over TCP before it calls
 	# rdma_listen, and runs each test in a new server process; a
 	# listener that was slow to come (the device started in
