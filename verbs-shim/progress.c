@@ -137,6 +137,18 @@ static bool sr_ibv_bell_sleep(struct sr_ibv_rt *rt)
 	return true;
 }
 
+/*
+ * Give the daemon this CPU: sleep on its doorbell when it serves other
+ * clients too (and the engine runs inline: an engine lcore would fill
+ * the CQ meanwhile), else yield.
+ */
+static void sr_ibv_cede(struct sr_ibv_rt *rt)
+{
+	if (rt->cfg.mode != SR_PMD_MODE_INLINE ||
+	    !sr_pmd_daemon_shared(rt->pmd) || !sr_ibv_bell_sleep(rt))
+		sched_yield();
+}
+
 void sr_ibv_poll_after(struct sr_ibv_rt *rt, bool idle)
 {
 	if (rt->daemon_fd < 0)
@@ -148,11 +160,7 @@ void sr_ibv_poll_after(struct sr_ibv_rt *rt, bool idle)
 	}
 	if (++rt->empty_polls >= SR_POLL_YIELD_EVERY) {
 		rt->empty_polls = 0;
-		/* (an engine lcore would fill the CQ while we slept) */
-		if (rt->cfg.mode != SR_PMD_MODE_INLINE ||
-		    !sr_pmd_daemon_shared(rt->pmd) ||
-		    !sr_ibv_bell_sleep(rt))
-			sched_yield();
+		sr_ibv_cede(rt);
 	}
 }
 
@@ -260,10 +268,8 @@ static void *sr_ibv_helper(void *arg)
 			 * the CPU: qperf rc_lat (event mode) through two
 			 * daemons took 350-600 us.
 			 */
-			if (++idle % SR_POLL_YIELD_EVERY == 0 &&
-			    (!sr_pmd_daemon_shared(rt->pmd) ||
-			     !sr_ibv_bell_sleep(rt)))
-				sched_yield();
+			if (++idle % SR_POLL_YIELD_EVERY == 0)
+				sr_ibv_cede(rt);
 		} else if (++idle > SR_HELPER_SPIN) {
 			nanosleep(&nap, NULL);
 		}
