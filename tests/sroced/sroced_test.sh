@@ -172,6 +172,23 @@ wait_pairs() {
 	return $rc
 }
 
+# rping_pair NAME SRV_DAEMON SRV_IP CLI_DAEMON PORT: rping -C 10 with data
+# checks, server and client in the background (waited for with the pairs)
+rping_pair() {
+	on "$2" timeout 60 rping -s -a "$3" -p "$5" -V -C 10 > "$tmp/$1.server.log" 2>&1 &
+	pair_pids="$pair_pids $!"
+	sleep 1
+	on "$4" timeout 60 rping -c -a "$3" -p "$5" -v -V -C 10 > "$tmp/$1.client.log" 2>&1 &
+	pair_pids="$pair_pids $!"
+	pids="$pids $pair_pids"
+}
+
+# rping_ok NAME: its client got every ping
+rping_ok() {
+	grep -q "rdma-ping-9:" "$tmp/$1.client.log" ||
+		{ cat "$tmp/$1.server.log" "$tmp/$1.client.log"; fail "rping $1"; }
+}
+
 # passed LOG KIND: the client's log shows a good run
 passed() {
 	case $2 in
@@ -418,19 +435,6 @@ rdmacm)
 	# a REQ for a service nobody listens on waits 3 s for a listener
 	daemon a sa 10.9.0.1 --cm-hold-ms 3000
 	daemon b sb 10.9.0.2
-	# rping_pair NAME SRV_DAEMON SRV_IP CLI_DAEMON PORT
-	rping_pair() {
-		on "$2" timeout 60 rping -s -a "$3" -p "$5" -V -C 10 > "$tmp/$1.server.log" 2>&1 &
-		pair_pids="$pair_pids $!"
-		sleep 1
-		on "$4" timeout 60 rping -c -a "$3" -p "$5" -v -V -C 10 > "$tmp/$1.client.log" 2>&1 &
-		pair_pids="$pair_pids $!"
-		pids="$pids $pair_pids"
-	}
-	rping_ok() {
-		grep -q "rdma-ping-9:" "$tmp/$1.client.log" ||
-			{ cat "$tmp/$1.server.log" "$tmp/$1.client.log"; fail "rping $1"; }
-	}
 	rping_pair local a 10.9.0.1 a 7174
 	wait_pairs || { cat "$tmp/local.server.log" "$tmp/local.client.log"; fail "rping through one daemon"; }
 	rping_ok local
@@ -650,18 +654,13 @@ hostnic)
 	pair pingpong a b rc ibv_rc_pingpong -g 1 -n 300 -c
 	pair pingpong b a ud ibv_ud_pingpong -g 1 -n 300 -c
 	pair pingpong a a srq ibv_srq_pingpong -g 1 -n 200 -c
-	on a timeout 60 rping -s -a "$hip_a" -p 7180 -V -C 10 > "$tmp/rping.server.log" 2>&1 &
-	pair_pids="$pair_pids $!"
-	sleep 1
-	on b timeout 60 rping -c -a "$hip_a" -p 7180 -v -V -C 10 > "$tmp/rping.client.log" 2>&1 &
-	pair_pids="$pair_pids $!"
-	pids="$pids $pair_pids"
+	rping_pair rping a "$hip_a" b 7180
 	wait_pairs || ok=no
 	for t in wbw:perftest sbw:perftest rc:pingpong ud:pingpong srq:pingpong; do
 		passed "${t%%:*}" "${t##*:}" ||
 			fail "${t%%:*}: no result between two host NICs"
 	done
-	grep -q "rdma-ping-9:" "$tmp/rping.client.log" || fail "rping between two host NICs"
+	rping_ok rping
 	[ "${ok:-}" != no ] || fail "a client failed"
 	wait "$ping_pid" || fail "the kernels' ping lost packets: $(tail -2 "$tmp/ping.txt")"
 	grep -q " 0% packet loss" "$tmp/ping.txt" || fail "ping: $(tail -2 "$tmp/ping.txt")"
