@@ -286,8 +286,20 @@ int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask)
 		return EINVAL;
 	if ((m & IBV_QP_PORT) && attr->port_num != SR_IBV_PORT)
 		return EINVAL;
+	/*
+	 * What the kernel's uverbs takes out of the mask before a driver sees
+	 * it: an XRC initiator has no responder and a target no requester, so
+	 * their attributes are ignored, not refused (perftest -c XRC sets
+	 * them as for RC).
+	 */
+	if (qp->qp_type == IBV_QPT_XRC_SEND)
+		m &= ~(unsigned int)(IBV_QP_MAX_DEST_RD_ATOMIC |
+				     IBV_QP_MIN_RNR_TIMER);
+	else if (qp->qp_type == IBV_QPT_XRC_RECV)
+		m &= ~(unsigned int)(IBV_QP_MAX_QP_RD_ATOMIC |
+				     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY);
 	w = sr_qp_of(qp);
-	rc = sr_ibv_attr_to_sr(w, attr, mask, &o);
+	rc = sr_ibv_attr_to_sr(w, attr, (int)m, &o);
 	if (rc)
 		return sr_ibv_err(rc);
 	if (qp->qp_type == IBV_QPT_UD && (m & IBV_QP_STATE) &&

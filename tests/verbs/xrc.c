@@ -15,8 +15,9 @@
  *   qp_create     XRC_RECV needs IBV_QP_INIT_ATTR_XRCD (EINVAL), takes no
  *                 send ops (EINVAL); XRC_SEND needs a send CQ (EINVAL) and
  *                 ignores a receive CQ; neither takes a receive (EINVAL);
- *                 both reach RTS with their own attributes, ibv_query_qp
- *                 says so
+ *                 both reach RTS with RC's whole masks (the attributes
+ *                 of the other role ignored, as uverbs does: perftest -c
+ *                 XRC sets them), ibv_query_qp says so
  *   traffic       SEND with wr.qp_type.xrc.remote_srqn into the SRQ it
  *                 names (data, wc.qp_num the target's, the SRQ's CQ);
  *                 ibv_wr_* with ibv_wr_set_xrc_srqn: WRITE, READ,
@@ -213,12 +214,18 @@ static void check_srq(struct env *e)
 	report("srq", ok, why);
 }
 
-/* An XRC initiator (tgt 0: a requester only) or target (a responder only). */
-static int qp_up(struct env *e, struct ibv_qp *qp, uint32_t dqpn, int tgt)
+/*
+ * An XRC initiator (a requester only) or target (a responder only),
+ * modified with RC's whole masks as perftest -c XRC does: the kernel's
+ * uverbs drops an initiator's responder attributes and a target's
+ * requester ones, and so must the drop-in (ibv_xsrq_pingpong, suite
+ * verbs, gives the exact masks).
+ */
+static int qp_up(struct env *e, struct ibv_qp *qp, uint32_t dqpn)
 {
 	return loop_qp_up(qp, &e->gid, GID_INDEX, dqpn, IBV_ACCESS_REMOTE_WRITE |
 			  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC, 4,
-			  !tgt, tgt);
+			  true, true);
 }
 
 static void check_qp_create(struct env *e)
@@ -272,8 +279,8 @@ static void check_qp_create(struct env *e)
 		if (ibv_post_recv(e->ini, &rwr, &rbad) != EINVAL ||
 		    ibv_post_recv(e->tgt, &rwr, &rbad) != EINVAL)
 			ok = 0, why = "post_recv on an XRC QP";
-		if (qp_up(e, e->ini, e->tgt->qp_num, 0) ||
-		    qp_up(e, e->tgt, e->ini->qp_num, 1))
+		if (qp_up(e, e->ini, e->tgt->qp_num) ||
+		    qp_up(e, e->tgt, e->ini->qp_num))
 			ok = 0, why = "modify to RTS";
 	}
 	if (e->ini && e->tgt) {
