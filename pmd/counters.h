@@ -98,7 +98,8 @@
 	X(SW_CLIENT_SLEEPS, "sw_client_sleeps")             \
 	X(TX_BY_REF, "tx_by_ref")                           \
 	X(TX_REF_COPIED, "tx_ref_copied")                   \
-	X(SW_CM_HELD, "sw_cm_held")
+	X(SW_CM_HELD, "sw_cm_held")                         \
+	X(SW_PARKED, "sw_parked")
 
 /* Per-QP counters (the transport fills a slot per QP). */
 #define SR_QP_COUNTERS(X)                                   \

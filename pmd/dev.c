@@ -516,6 +516,11 @@ void *sr_pmd_link(struct sr_pmd_dev *dev)
 	return dev;
 }
 
+void sr_pmd_rx_pause(struct sr_pmd_dev *dev, bool pause)
+{
+	dev->rx_paused = pause;
+}
+
 void sr_pmd_set_rx_handler(struct sr_pmd_dev *dev, sr_link_rx_fn fn,
 			   void *ctx)
 {

@@ -89,6 +89,7 @@ struct sr_pmd_dev {
 	bool memif_client;            /* reconnects itself (port.c) */
 	bool memif;                   /* bursts only while the link is up */
 	bool link_ok;                 /* this round may burst */
+	bool rx_paused;               /* sr_pmd_rx_pause: no receive burst */
 	uint64_t last_tx_ns;          /* a lane's round that sent (port.c) */
 	uint64_t link_check_ns, link_down_since_ns;
 

@@ -105,6 +105,14 @@ void sr_pmd_dev_config(struct sr_pmd_dev *dev, const struct sr_gid_table *gids,
  * Register the handler for received UDP/4791 frames (NULL to remove; such
  * frames are then dropped and counted as drop_no_handler).
  */
+/*
+ * Stop taking frames from the port (true) or take them again (false): a
+ * stopped port's queue fills and holds its sender back (sroced, while a
+ * client's frames wait for room at their destination: switch.c).  For the
+ * thread that progresses the device.
+ */
+void sr_pmd_rx_pause(struct sr_pmd_dev *dev, bool pause);
+
 void sr_pmd_set_rx_handler(struct sr_pmd_dev *dev, sr_link_rx_fn fn,
 			   void *ctx);
 

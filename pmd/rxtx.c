@@ -148,8 +148,10 @@ static uint8_t *sr_rxtx_tx_alloc(void *link, uint32_t len, void **cookie)
 	struct sr_pmd_lane *l = sr_rxtx_lane_of(dev);
 	struct rte_mbuf *m;
 
-	/* The port is behind by a whole queue: the transport waits too. */
-	if (l != NULL && l->n_tx_pend >= SR_TX_PEND_MAX)
+	/* The port is behind by a whole queue: the transport waits too;
+	 * and so does another thread when the lane's ring for it is full. */
+	if (l != NULL ? l->n_tx_pend >= SR_TX_PEND_MAX :
+	    dev->lane[0].tx_ring != NULL && rte_ring_full(dev->lane[0].tx_ring))
 		return NULL;
 	m = rte_pktmbuf_alloc(dev->pool);
 
@@ -738,6 +740,10 @@ uint32_t sr_rxtx_rx(struct sr_pmd_lane *l)
 	b.n = 0;
 	if (l->rx_ring != NULL)
 		steered = sr_rxtx_rx_steered(l, &b);
+	if (dev->rx_paused) {           /* the port's queue holds its sender */
+		sr_rxtx_hand_over(dev, &b);
+		return steered;
+	}
 	if (l->id == 0)
 		n = (uint16_t)rte_ring_sc_dequeue_burst(dev->loop_ring,
 			(void **)pkts, dev->cfg.burst, NULL);

@@ -102,6 +102,7 @@ static void srd_client_drop(struct sroced *d, unsigned int slot,
 	srd_bell_close(c);
 	close(c->fd);
 	free(c->peers);
+	srd_park_free(&c->park);
 	free(c);
 	d->client[slot] = NULL;
 	srd_clients_changed(d);

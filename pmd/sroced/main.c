@@ -223,11 +223,22 @@ int srd_round(struct sroced *d)
 {
 	int work = 0;
 
-	for (unsigned int i = 0; i < d->ndevs; i++)
-		work += sr_pmd_progress(d->dev[i].pmd);
-	for (unsigned int i = 0; i < SRD_CLIENTS_MAX; i++)
-		if (d->client[i] != NULL && d->client[i]->port != NULL)
-			work += sr_pmd_progress(d->client[i]->port);
+	for (unsigned int i = 0; i < d->ndevs; i++) {
+		struct srd_device *dv = &d->dev[i];
+
+		if (dv->park != NULL && dv->park->n != 0)
+			work += srd_park_retry_port(dv, srd_now_ns());
+		work += sr_pmd_progress(dv->pmd);
+	}
+	for (unsigned int i = 0; i < SRD_CLIENTS_MAX; i++) {
+		struct srd_client *c = d->client[i];
+
+		if (c == NULL || c->port == NULL)
+			continue;
+		if (c->park != NULL && c->park->n != 0)
+			work += srd_park_retry_client(c, srd_now_ns());
+		work += sr_pmd_progress(c->port);
+	}
 	return work;
 }
 
@@ -425,6 +436,7 @@ int main(int argc, char **argv)
 	for (unsigned int i = 0; i < d.ndevs; i++) {
 		srd_qp1_close(&d.dev[i]);
 		srd_mcast_close(&d.dev[i]);
+		srd_park_free(&d.dev[i].park);
 		sr_pmd_dev_destroy(d.dev[i].pmd);
 	}
 	globfree(&gl);

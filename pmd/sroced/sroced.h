@@ -58,6 +58,30 @@ struct srd_client;
 struct sr_frame;
 struct sr_gsi;
 
+/*
+ * Frames that wait for room where they go (switch.c): the rest of a
+ * receive burst, copied, while the port they came from takes no more.
+ * From a client's channel: its ring fills and holds the client's engine
+ * back, as a full link does, so between two processes of a host, or from
+ * a process out of the port, sroced drops nothing for want of room (an
+ * RNIC's loopback and its transmit queue do not).  From the device's
+ * port, to a client whose channel is full: the port's receive ring holds
+ * what comes meanwhile, as a pause frame would (lossless RoCE's PFC), and
+ * a 4 MiB message's 4096 frames reach a client that drains them slower
+ * than they come.  Tried again each round; a destination that takes none
+ * of them for SRD_PARK_MAX_NS (a receiver stopped, or starved of CPU that
+ * long) has them dropped and counted there (sw_drop_full), so that it
+ * holds up the others' traffic no longer than that.
+ */
+#define SRD_PARK_MAX_NS 20000000ull
+struct srd_park {
+	uint32_t n, next;               /* slots used, next to try */
+	uint32_t slot;                  /* bytes a slot holds */
+	uint64_t since_ns;              /* parked, or last progress */
+	uint32_t len[SR_CONFIG_BURST_MAX];
+	uint8_t *buf;                   /* SR_CONFIG_BURST_MAX slots */
+};
+
 struct srd_device {
 	char name[SRD_NAME_MAX];
 	char path[SR_CONFIG_STR_MAX];   /* its configuration file */
@@ -74,6 +98,7 @@ struct srd_device {
 	uint32_t ngroups;
 	struct srd_held *held;          /* REQs waiting for a listener */
 	unsigned int nheld;
+	struct srd_park *park;          /* NULL until its port first waits */
 };
 
 /* A multicast group some clients of a device joined (mcast.c). */
@@ -99,6 +124,7 @@ struct srd_client {
 	struct srd_bell *bell;          /* its channel's doorbell, or NULL */
 	int bell_efd;                   /* its eventfd (-1: none) */
 	int wake_efd;                   /* the client's: we ring it */
+	struct srd_park *park;          /* NULL until it first waits */
 };
 
 struct srd_block {
@@ -172,6 +198,12 @@ void srd_switch_from_port(void *dev_ctx, const struct sr_link_frame *f,
 			  unsigned int n);
 void srd_switch_from_client(void *client_ctx, const struct sr_link_frame *f,
 			    unsigned int n);
+/* A round's try of the frames that wait (struct srd_park) from a client's
+ * channel or a device's port: 1 while any wait (the round has work), else
+ * 0.  srd_park_free: what waits goes, with the client or the device. */
+int srd_park_retry_client(struct srd_client *c, uint64_t now_ns);
+int srd_park_retry_port(struct srd_device *dv, uint64_t now_ns);
+void srd_park_free(struct srd_park **k);
 /* The daemon the handlers switch for (one per process). */
 void srd_switch_init(struct sroced *d);
 /* Helpers qp1.c shares: the frame's source or destination IP as a GID;

@@ -13,8 +13,11 @@
  * neighbour's MAC (the device's ARP / ND, or the host's when the port is
  * the host's NIC).  QP1 is the daemon's: its MADs go where qp1.c says,
  * and a client's MAD must speak for the client's own CM.  Each frame is
- * copied once, into the other side's buffer.
+ * copied once, into the other side's buffer.  A client's frame that finds
+ * no room where it goes waits, with the rest of its burst, and the
+ * client's channel takes no more meanwhile (struct srd_park).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "counters.h"
@@ -26,6 +29,14 @@
 #include "wire/opcode.h"
 
 static struct sroced *srd_sw;
+
+/* What became of a client's frame: sent, dropped (counted), or no room
+ * where it goes (it may wait: srd_park). */
+enum srd_fate {
+	SRD_SENT,
+	SRD_DROPPED,
+	SRD_FULL,
+};
 
 void srd_switch_init(struct sroced *d)
 {
@@ -66,9 +77,10 @@ struct srd_client *srd_block_owner(const struct srd_device *dv,
  * a VLAN; its clients' channels never are, so a tag is taken off on the
  * way in and put on on the way out).
  */
-bool srd_emit(struct sr_pmd_dev *to, const uint8_t *p, uint32_t len,
-	      const struct sr_frame *f, const uint8_t dst[6],
-	      const uint8_t src[6], uint16_t vlan, uint8_t prio)
+static bool srd_put(struct sr_pmd_dev *to, const uint8_t *p, uint32_t len,
+		    const struct sr_frame *f, const uint8_t dst[6],
+		    const uint8_t src[6], uint16_t vlan, uint8_t prio,
+		    bool count)
 {
 	const struct sr_link_ops *ops = sr_pmd_link_ops();
 	void *link = sr_pmd_link(to), *cookie;
@@ -77,7 +89,8 @@ bool srd_emit(struct sr_pmd_dev *to, const uint8_t *p, uint32_t len,
 	uint8_t *buf = ops->tx_alloc(link, hdr + body, &cookie);
 
 	if (buf == NULL) {
-		sr_stats_add(sr_pmd_stats(to), SR_CTR_SW_DROP_FULL, 1);
+		if (count)
+			sr_stats_add(sr_pmd_stats(to), SR_CTR_SW_DROP_FULL, 1);
 		return false;
 	}
 	sr_frame_put_eth(buf, dst, src, vlan, prio, f->ethertype);
@@ -86,42 +99,71 @@ bool srd_emit(struct sr_pmd_dev *to, const uint8_t *p, uint32_t len,
 	return true;
 }
 
+bool srd_emit(struct sr_pmd_dev *to, const uint8_t *p, uint32_t len,
+	      const struct sr_frame *f, const uint8_t dst[6],
+	      const uint8_t src[6], uint16_t vlan, uint8_t prio)
+{
+	return srd_put(to, p, len, f, dst, src, vlan, prio, true);
+}
+
+/* count: a frame that finds no room is dropped here, and counted */
+static bool srd_put_client(const struct srd_client *c, const uint8_t *p,
+			   uint32_t len, const struct sr_frame *f, bool count)
+{
+	return srd_put(c->port, p, len, f, c->dev->info.mac, c->gw_mac, 0, 0,
+		       count);
+}
+
+static bool srd_put_port(const struct srd_device *dv, const uint8_t *p,
+			 uint32_t len, const struct sr_frame *f,
+			 const uint8_t mac[6], bool count)
+{
+	return srd_put(dv->pmd, p, len, f, mac, dv->info.mac, dv->cfg.vlan,
+		       dv->cfg.vlan_prio, count);
+}
+
 bool srd_emit_client(const struct srd_client *c, const uint8_t *p,
 		     uint32_t len, const struct sr_frame *f)
 {
-	return srd_emit(c->port, p, len, f, c->dev->info.mac, c->gw_mac, 0, 0);
+	return srd_put_client(c, p, len, f, true);
 }
 
 bool srd_emit_port(const struct srd_device *dv, const uint8_t *p,
 		   uint32_t len, const struct sr_frame *f, const uint8_t mac[6])
 {
-	return srd_emit(dv->pmd, p, len, f, mac, dv->info.mac, dv->cfg.vlan,
-			dv->cfg.vlan_prio);
+	return srd_put_port(dv, p, len, f, mac, true);
 }
 
-/* To the client that owns the destination QPN (of this device); QP1's
- * MADs to the client whose CM they name (qp1.c). */
-static void srd_to_client(struct srd_device *dv, struct sr_pmd_dev *counted,
-			  const uint8_t *p, uint32_t len, const struct sr_frame *f,
-			  enum sr_dev_counter ok)
+/*
+ * To the client that owns the destination QPN (of this device); QP1's
+ * MADs to the client whose CM they name (qp1.c).  may_wait: a frame that
+ * finds no room comes back SRD_FULL, not dropped (a client's: srd_park).
+ */
+static enum srd_fate srd_to_client(struct srd_device *dv,
+				   struct sr_pmd_dev *counted,
+				   const uint8_t *p, uint32_t len,
+				   const struct sr_frame *f,
+				   enum sr_dev_counter ok, bool may_wait)
 {
 	uint32_t dqpn = sr_bth_dqpn(sr_frame_bth(p, f));
 	struct srd_client *c = srd_block_owner(dv, dqpn >> SRD_QPN_SHIFT);
 
 	if (dqpn == 1) {
 		srd_qp1_route(dv, counted, p, len, f, ok);
-		return;
+		return SRD_SENT;
 	}
 	if (dqpn == 0) {
 		sr_stats_add(sr_pmd_stats(counted), SR_CTR_SW_DROP_GSI, 1);
-		return;
+		return SRD_DROPPED;
 	}
 	if (c == NULL) {
 		sr_stats_add(sr_pmd_stats(counted), SR_CTR_SW_DROP_NO_OWNER, 1);
-		return;
+		return SRD_DROPPED;
 	}
-	if (srd_emit_client(c, p, len, f))
-		sr_stats_add(sr_pmd_stats(counted), ok, 1);
+	if (!srd_put_client(c, p, len, f, !may_wait))
+		return may_wait ? SRD_FULL : SRD_DROPPED;
+	sr_stats_add(sr_pmd_stats(counted), ok, 1);
+	return SRD_SENT;
 }
 
 /*
@@ -151,23 +193,20 @@ static bool srd_to_members(struct srd_device *dv, struct sr_pmd_dev *counted,
 	return true;
 }
 
-void srd_switch_from_port(void *dev_ctx, const struct sr_link_frame *fr,
-			  unsigned int n)
+/* One frame from the device's port (may_wait: as srd_from_client). */
+static enum srd_fate srd_from_port(void *ctx, const uint8_t *p, uint32_t len,
+				   bool may_wait)
 {
-	struct srd_device *dv = dev_ctx;
+	struct srd_device *dv = ctx;
+	struct sr_frame f;
 
-	for (unsigned int i = 0; i < n; i++) {
-		const uint8_t *p = fr[i].data;
-		struct sr_frame f;
-
-		/* the port's classifier let only RoCEv2 to us through */
-		if (!sr_frame_layout(p, fr[i].len, &f) || !sr_frame_is_roce(p, &f))
-			continue;
-		if (srd_to_members(dv, dv->pmd, p, fr[i].len, &f,
-				   SR_CTR_SW_TO_CLIENT))
-			continue;
-		srd_to_client(dv, dv->pmd, p, fr[i].len, &f, SR_CTR_SW_TO_CLIENT);
-	}
+	/* the port's classifier let only RoCEv2 to us through */
+	if (!sr_frame_layout(p, len, &f) || !sr_frame_is_roce(p, &f))
+		return SRD_DROPPED;
+	if (srd_to_members(dv, dv->pmd, p, len, &f, SR_CTR_SW_TO_CLIENT))
+		return SRD_SENT;
+	return srd_to_client(dv, dv->pmd, p, len, &f, SR_CTR_SW_TO_CLIENT,
+			     may_wait);
 }
 
 /* Is this frame one the client may send?  Its source, its QPN. */
@@ -212,48 +251,169 @@ static bool srd_client_frame_ok(const struct srd_client *c,
 	return true;
 }
 
+/*
+ * One frame from a client: checked, then switched.  may_wait: no room
+ * where it goes gives SRD_FULL (the frame waits: srd_park); else such a
+ * frame is dropped and counted there.  QP1's MADs and a group's datagrams
+ * never wait (qp1.c has seen the MAD; a group's members are several).
+ */
+static enum srd_fate srd_from_client(struct srd_client *c, const uint8_t *p,
+				     uint32_t len, bool may_wait)
+{
+	struct srd_device *dv = c->dev;
+	uint8_t dst[16], mac[6];
+	struct sr_frame f;
+
+	if (!sr_frame_layout(p, len, &f) || !sr_frame_is_roce(p, &f) ||
+	    !srd_client_frame_ok(c, p, &f)) {
+		c->forged++;
+		sr_stats_add(sr_pmd_stats(c->port), SR_CTR_SW_DROP_FORGED, 1);
+		return SRD_DROPPED;
+	}
+	if (sr_bth_dqpn(sr_frame_bth(p, &f)) == 1) {
+		srd_qp1_from_client(c, p, &f);  /* its connections */
+		may_wait = false;
+	}
+	srd_frame_gid(p, &f, true, dst);
+	/* a group's datagram: to the members here, and out */
+	if (srd_to_members(dv, c->port, p, len, &f, SR_CTR_SW_LOCAL)) {
+		sr_mcast_mac(dst, mac);
+		if (srd_emit_port(dv, p, len, &f, mac))
+			sr_stats_add(sr_pmd_stats(c->port), SR_CTR_SW_TO_NIC, 1);
+		return SRD_SENT;
+	}
+	if (srd_dev_is_own(dv, dst))            /* another process of ours */
+		return srd_to_client(dv, c->port, p, len, &f, SR_CTR_SW_LOCAL,
+				     may_wait);
+	if (sr_pmd_resolve(dv->pmd, dst, mac)) {
+		/* asked; the transport's retry finds it known */
+		sr_stats_add(sr_pmd_stats(c->port), SR_CTR_SW_DROP_NEIGH, 1);
+		return SRD_DROPPED;
+	}
+	if (!srd_put_port(dv, p, len, &f, mac, !may_wait))
+		return may_wait ? SRD_FULL : SRD_DROPPED;
+	sr_stats_add(sr_pmd_stats(c->port), SR_CTR_SW_TO_NIC, 1);
+	return SRD_SENT;
+}
+
+typedef enum srd_fate (*srd_switch_fn)(void *ctx, const uint8_t *p,
+					uint32_t len, bool may_wait);
+
+static enum srd_fate srd_from_client_fn(void *ctx, const uint8_t *p,
+					uint32_t len, bool may_wait)
+{
+	return srd_from_client(ctx, p, len, may_wait);
+}
+
+/* Copy fr[0..n) into the park of the port they came from, which stops it. */
+static void srd_park(struct srd_park **kp, struct sr_pmd_dev *from,
+		     srd_switch_fn fn, void *ctx,
+		     const struct sr_link_frame *fr, unsigned int n)
+{
+	struct srd_park *k = *kp;
+
+	if (k == NULL) {
+		uint32_t slot = sr_pmd_mtu(from) + SR_ETH_HLEN + SR_VLAN_HLEN;
+
+		k = calloc(1, sizeof(*k));
+		if (k != NULL)
+			k->buf = malloc((size_t)slot * SR_CONFIG_BURST_MAX);
+		if (k != NULL && k->buf == NULL) {
+			free(k);
+			k = NULL;
+		}
+		if (k != NULL)
+			k->slot = slot;
+		*kp = k;
+	}
+	if (k != NULL && k->n == 0)
+		k->since_ns = srd_now_ns();
+	for (unsigned int i = 0; i < n; i++) {
+		/* no memory, no slot, a frame longer than the port's MTU:
+		 * it goes now or never, as before */
+		if (k == NULL || k->n == SR_CONFIG_BURST_MAX ||
+		    fr[i].len > k->slot) {
+			(void)fn(ctx, fr[i].data, fr[i].len, false);
+			continue;
+		}
+		memcpy(k->buf + (size_t)k->n * k->slot, fr[i].data, fr[i].len);
+		k->len[k->n++] = fr[i].len;
+		sr_stats_add(sr_pmd_stats(from), SR_CTR_SW_PARKED, 1);
+	}
+	if (k != NULL && k->n != 0)
+		sr_pmd_rx_pause(from, true);
+}
+
+static int srd_park_retry(struct srd_park *k, struct sr_pmd_dev *from,
+			  srd_switch_fn fn, void *ctx, uint64_t now_ns)
+{
+	bool late;
+
+	if (k == NULL || k->n == 0)
+		return 0;
+	late = now_ns - k->since_ns >= SRD_PARK_MAX_NS;
+	while (k->next < k->n) {
+		if (fn(ctx, k->buf + (size_t)k->next * k->slot,
+		       k->len[k->next], !late) == SRD_FULL)
+			return 1;
+		k->next++;
+		k->since_ns = now_ns;
+	}
+	k->n = k->next = 0;
+	sr_pmd_rx_pause(from, false);
+	return 1;
+}
+
+int srd_park_retry_client(struct srd_client *c, uint64_t now_ns)
+{
+	return srd_park_retry(c->park, c->port, srd_from_client_fn, c, now_ns);
+}
+
+int srd_park_retry_port(struct srd_device *dv, uint64_t now_ns)
+{
+	return srd_park_retry(dv->park, dv->pmd, srd_from_port, dv, now_ns);
+}
+
+void srd_park_free(struct srd_park **k)
+{
+	if (*k != NULL)
+		free((*k)->buf);
+	free(*k);
+	*k = NULL;
+}
+
+/*
+ * A burst from a port: each frame switched, in order; the first that finds
+ * no room, and all after it, wait (srd_park) — as do all of a burst that
+ * comes while some wait (a burst's frames come in several calls).
+ */
+static void srd_switch(struct srd_park **kp, struct sr_pmd_dev *from,
+		       srd_switch_fn fn, void *ctx,
+		       const struct sr_link_frame *fr, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		if ((*kp != NULL && (*kp)->n != 0) ||
+		    fn(ctx, fr[i].data, fr[i].len, true) == SRD_FULL) {
+			srd_park(kp, from, fn, ctx, fr + i, n - i);
+			return;
+		}
+	}
+}
+
+void srd_switch_from_port(void *dev_ctx, const struct sr_link_frame *fr,
+			  unsigned int n)
+{
+	struct srd_device *dv = dev_ctx;
+
+	srd_switch(&dv->park, dv->pmd, srd_from_port, dv, fr, n);
+}
+
 void srd_switch_from_client(void *client_ctx, const struct sr_link_frame *fr,
 			    unsigned int n)
 {
 	struct srd_client *c = client_ctx;
-	struct srd_device *dv = c->dev;
 
-	if (dv == NULL)
+	if (c->dev == NULL)
 		return;
-	for (unsigned int i = 0; i < n; i++) {
-		const uint8_t *p = fr[i].data;
-		uint32_t len = fr[i].len;
-		uint8_t dst[16], mac[6];
-		struct sr_frame f;
-		int rc;
-
-		if (!sr_frame_layout(p, len, &f) || !sr_frame_is_roce(p, &f) ||
-		    !srd_client_frame_ok(c, p, &f)) {
-			c->forged++;
-			sr_stats_add(sr_pmd_stats(c->port), SR_CTR_SW_DROP_FORGED, 1);
-			continue;
-		}
-		if (sr_bth_dqpn(sr_frame_bth(p, &f)) == 1)
-			srd_qp1_from_client(c, p, &f);  /* its connections */
-		srd_frame_gid(p, &f, true, dst);
-		/* a group's datagram: to the members here, and out */
-		if (srd_to_members(dv, c->port, p, len, &f, SR_CTR_SW_LOCAL)) {
-			sr_mcast_mac(dst, mac);
-			if (srd_emit_port(dv, p, len, &f, mac))
-				sr_stats_add(sr_pmd_stats(c->port),
-					     SR_CTR_SW_TO_NIC, 1);
-			continue;
-		}
-		if (srd_dev_is_own(dv, dst)) {      /* another process of ours */
-			srd_to_client(dv, c->port, p, len, &f, SR_CTR_SW_LOCAL);
-			continue;
-		}
-		rc = sr_pmd_resolve(dv->pmd, dst, mac);
-		if (rc) {   /* asked; the transport's retry finds it known */
-			sr_stats_add(sr_pmd_stats(c->port), SR_CTR_SW_DROP_NEIGH, 1);
-			continue;
-		}
-		if (srd_emit_port(dv, p, len, &f, mac))
-			sr_stats_add(sr_pmd_stats(c->port), SR_CTR_SW_TO_NIC, 1);
-	}
+	srd_switch(&c->park, c->port, srd_from_client_fn, c, fr, n);
 }
