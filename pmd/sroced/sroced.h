@@ -68,16 +68,21 @@ struct sr_gsi;
  * port, to a client whose channel is full: the port's receive ring holds
  * what comes meanwhile, as a pause frame would (lossless RoCE's PFC), and
  * a 4 MiB message's 4096 frames reach a client that drains them slower
- * than they come.  Tried again each round; a destination that takes none
- * of them for SRD_PARK_MAX_NS (a receiver stopped, or starved of CPU that
- * long) has them dropped and counted there (sw_drop_full), so that it
- * holds up the others' traffic no longer than that.
+ * than they come.  Tried again each round; those still there
+ * SRD_PARK_MAX_NS after they began to wait are dropped and counted where
+ * they go (sw_drop_full), and a client that had no room for them is
+ * stuck: for SRD_STUCK_NS, frames to it are dropped when it is full, as
+ * they were before, and wait no more.  So a client that stops, or drains
+ * its channel a frame at a time on purpose, holds the port (and the other
+ * clients' traffic) up for 20 ms a second at most, as a NIC's PFC storm
+ * watchdog bounds a pause storm.
  */
 #define SRD_PARK_MAX_NS 20000000ull
+#define SRD_STUCK_NS    1000000000ull
 struct srd_park {
 	uint32_t n, next;               /* slots used, next to try */
 	uint32_t slot;                  /* bytes a slot holds */
-	uint64_t since_ns;              /* parked, or last progress */
+	uint64_t since_ns;              /* the first began to wait */
 	uint32_t len[SR_CONFIG_BURST_MAX];
 	uint8_t *buf;                   /* SR_CONFIG_BURST_MAX slots */
 };
@@ -125,6 +130,7 @@ struct srd_client {
 	int bell_efd;                   /* its eventfd (-1: none) */
 	int wake_efd;                   /* the client's: we ring it */
 	struct srd_park *park;          /* NULL until it first waits */
+	uint64_t stuck_until_ns;        /* 0, or no waiting for it until */
 };
 
 struct srd_block {

@@ -30,12 +30,20 @@
 
 static struct sroced *srd_sw;
 
-/* What became of a client's frame: sent, dropped (counted), or no room
- * where it goes (it may wait: srd_park). */
+/* What became of a frame: sent, dropped (counted), or no room where it
+ * goes (it may wait: srd_park). */
 enum srd_fate {
 	SRD_SENT,
 	SRD_DROPPED,
 	SRD_FULL,
+};
+
+/* May a frame that finds no room wait (srd_park)? */
+enum srd_wait {
+	SRD_WAIT,       /* yes: it comes back SRD_FULL */
+	SRD_NOW,        /* no: it is dropped, and counted where it went */
+	SRD_LATE,       /* no, it waited SRD_PARK_MAX_NS: dropped, and the
+			 * client that had no room is stuck (SRD_STUCK_NS) */
 };
 
 void srd_switch_init(struct sroced *d)
@@ -136,14 +144,14 @@ bool srd_emit_port(const struct srd_device *dv, const uint8_t *p,
 
 /*
  * To the client that owns the destination QPN (of this device); QP1's
- * MADs to the client whose CM they name (qp1.c).  may_wait: a frame that
- * finds no room comes back SRD_FULL, not dropped (a client's: srd_park).
+ * MADs to the client whose CM they name (qp1.c).  A frame to a stuck
+ * client does not wait.
  */
 static enum srd_fate srd_to_client(struct srd_device *dv,
 				   struct sr_pmd_dev *counted,
 				   const uint8_t *p, uint32_t len,
 				   const struct sr_frame *f,
-				   enum sr_dev_counter ok, bool may_wait)
+				   enum sr_dev_counter ok, enum srd_wait w)
 {
 	uint32_t dqpn = sr_bth_dqpn(sr_frame_bth(p, f));
 	struct srd_client *c = srd_block_owner(dv, dqpn >> SRD_QPN_SHIFT);
@@ -160,8 +168,21 @@ static enum srd_fate srd_to_client(struct srd_device *dv,
 		sr_stats_add(sr_pmd_stats(counted), SR_CTR_SW_DROP_NO_OWNER, 1);
 		return SRD_DROPPED;
 	}
-	if (!srd_put_client(c, p, len, f, !may_wait))
-		return may_wait ? SRD_FULL : SRD_DROPPED;
+	if (c->stuck_until_ns != 0 && w == SRD_WAIT) {
+		if (srd_now_ns() < c->stuck_until_ns)
+			w = SRD_NOW;
+		else
+			c->stuck_until_ns = 0;
+	}
+	if (!srd_put_client(c, p, len, f, w != SRD_WAIT)) {
+		if (w == SRD_LATE && c->stuck_until_ns == 0) {
+			c->stuck_until_ns = srd_now_ns() + SRD_STUCK_NS;
+			srd_log("client %u (pid %d, %s): its channel took nothing for %llu ms; frames to it drop when it is full, for %llu ms",
+				c->id, (int)c->pid, c->comm,
+				SRD_PARK_MAX_NS / 1000000, SRD_STUCK_NS / 1000000);
+		}
+		return w == SRD_WAIT ? SRD_FULL : SRD_DROPPED;
+	}
 	sr_stats_add(sr_pmd_stats(counted), ok, 1);
 	return SRD_SENT;
 }
@@ -193,9 +214,9 @@ static bool srd_to_members(struct srd_device *dv, struct sr_pmd_dev *counted,
 	return true;
 }
 
-/* One frame from the device's port (may_wait: as srd_from_client). */
+/* One frame from the device's port. */
 static enum srd_fate srd_from_port(void *ctx, const uint8_t *p, uint32_t len,
-				   bool may_wait)
+				   enum srd_wait w)
 {
 	struct srd_device *dv = ctx;
 	struct sr_frame f;
@@ -205,8 +226,7 @@ static enum srd_fate srd_from_port(void *ctx, const uint8_t *p, uint32_t len,
 		return SRD_DROPPED;
 	if (srd_to_members(dv, dv->pmd, p, len, &f, SR_CTR_SW_TO_CLIENT))
 		return SRD_SENT;
-	return srd_to_client(dv, dv->pmd, p, len, &f, SR_CTR_SW_TO_CLIENT,
-			     may_wait);
+	return srd_to_client(dv, dv->pmd, p, len, &f, SR_CTR_SW_TO_CLIENT, w);
 }
 
 /* Is this frame one the client may send?  Its source, its QPN. */
@@ -252,13 +272,12 @@ static bool srd_client_frame_ok(const struct srd_client *c,
 }
 
 /*
- * One frame from a client: checked, then switched.  may_wait: no room
- * where it goes gives SRD_FULL (the frame waits: srd_park); else such a
- * frame is dropped and counted there.  QP1's MADs and a group's datagrams
- * never wait (qp1.c has seen the MAD; a group's members are several).
+ * One frame from a client: checked, then switched.  QP1's MADs and a
+ * group's datagrams never wait (qp1.c has seen the MAD; a group's members
+ * are several).
  */
 static enum srd_fate srd_from_client(struct srd_client *c, const uint8_t *p,
-				     uint32_t len, bool may_wait)
+				     uint32_t len, enum srd_wait w)
 {
 	struct srd_device *dv = c->dev;
 	uint8_t dst[16], mac[6];
@@ -272,7 +291,8 @@ static enum srd_fate srd_from_client(struct srd_client *c, const uint8_t *p,
 	}
 	if (sr_bth_dqpn(sr_frame_bth(p, &f)) == 1) {
 		srd_qp1_from_client(c, p, &f);  /* its connections */
-		may_wait = false;
+		if (w == SRD_WAIT)
+			w = SRD_NOW;
 	}
 	srd_frame_gid(p, &f, true, dst);
 	/* a group's datagram: to the members here, and out */
@@ -284,25 +304,25 @@ static enum srd_fate srd_from_client(struct srd_client *c, const uint8_t *p,
 	}
 	if (srd_dev_is_own(dv, dst))            /* another process of ours */
 		return srd_to_client(dv, c->port, p, len, &f, SR_CTR_SW_LOCAL,
-				     may_wait);
+				     w);
 	if (sr_pmd_resolve(dv->pmd, dst, mac)) {
 		/* asked; the transport's retry finds it known */
 		sr_stats_add(sr_pmd_stats(c->port), SR_CTR_SW_DROP_NEIGH, 1);
 		return SRD_DROPPED;
 	}
-	if (!srd_put_port(dv, p, len, &f, mac, !may_wait))
-		return may_wait ? SRD_FULL : SRD_DROPPED;
+	if (!srd_put_port(dv, p, len, &f, mac, w != SRD_WAIT))
+		return w == SRD_WAIT ? SRD_FULL : SRD_DROPPED;
 	sr_stats_add(sr_pmd_stats(c->port), SR_CTR_SW_TO_NIC, 1);
 	return SRD_SENT;
 }
 
 typedef enum srd_fate (*srd_switch_fn)(void *ctx, const uint8_t *p,
-					uint32_t len, bool may_wait);
+					uint32_t len, enum srd_wait w);
 
 static enum srd_fate srd_from_client_fn(void *ctx, const uint8_t *p,
-					uint32_t len, bool may_wait)
+					uint32_t len, enum srd_wait w)
 {
-	return srd_from_client(ctx, p, len, may_wait);
+	return srd_from_client(ctx, p, len, w);
 }
 
 /* Copy fr[0..n) into the park of the port they came from, which stops it. */
@@ -333,7 +353,7 @@ static void srd_park(struct srd_park **kp, struct sr_pmd_dev *from,
 		 * it goes now or never, as before */
 		if (k == NULL || k->n == SR_CONFIG_BURST_MAX ||
 		    fr[i].len > k->slot) {
-			(void)fn(ctx, fr[i].data, fr[i].len, false);
+			(void)fn(ctx, fr[i].data, fr[i].len, SRD_NOW);
 			continue;
 		}
 		memcpy(k->buf + (size_t)k->n * k->slot, fr[i].data, fr[i].len);
@@ -347,17 +367,16 @@ static void srd_park(struct srd_park **kp, struct sr_pmd_dev *from,
 static int srd_park_retry(struct srd_park *k, struct sr_pmd_dev *from,
 			  srd_switch_fn fn, void *ctx, uint64_t now_ns)
 {
-	bool late;
+	enum srd_wait w;
 
 	if (k == NULL || k->n == 0)
 		return 0;
-	late = now_ns - k->since_ns >= SRD_PARK_MAX_NS;
+	w = now_ns - k->since_ns >= SRD_PARK_MAX_NS ? SRD_LATE : SRD_WAIT;
 	while (k->next < k->n) {
 		if (fn(ctx, k->buf + (size_t)k->next * k->slot,
-		       k->len[k->next], !late) == SRD_FULL)
+		       k->len[k->next], w) == SRD_FULL)
 			return 1;
 		k->next++;
-		k->since_ns = now_ns;
 	}
 	k->n = k->next = 0;
 	sr_pmd_rx_pause(from, false);
@@ -393,7 +412,7 @@ static void srd_switch(struct srd_park **kp, struct sr_pmd_dev *from,
 {
 	for (unsigned int i = 0; i < n; i++) {
 		if ((*kp != NULL && (*kp)->n != 0) ||
-		    fn(ctx, fr[i].data, fr[i].len, true) == SRD_FULL) {
+		    fn(ctx, fr[i].data, fr[i].len, SRD_WAIT) == SRD_FULL) {
 			srd_park(kp, from, fn, ctx, fr + i, n - i);
 			return;
 		}

@@ -17,6 +17,9 @@
 #                ib_read_bw, ib_send_bw, rc/uc/ud pingpong with -c
 #   kill_client  kill -9 of a client mid-transfer: its peer gets an error
 #                completion, another pair and both daemons carry on
+#   stop_client  a UD receiver stops (SIGSTOP) while the other host sends
+#                to it: what its daemon holds for it waits 20 ms, then
+#                frames to it drop as they come, and another pair runs
 #   quarantine   a dead client's QPN block is not handed out until its
 #                quarantine ends, then it is (--qpn-blocks 2)
 #   kill_daemon  a client under a storm of signals connects 17 QP pairs
@@ -359,6 +362,47 @@ kill_client)
 	kill -0 "$dpid_a" && kill -0 "$dpid_b" || fail "a daemon died"
 	grep -q "ib_write_bw) left" "$tmp/a.log" || fail "daemon a did not see the client go"
 	echo "PASS: kill -9 of a client: peer error, the rest carries on"
+	;;
+stop_client)
+	daemon a sa 10.9.0.1
+	daemon b sb 10.9.0.2
+	# a UD receiver on host A that stops (SIGSTOP) while host B sends to
+	# it: its channel fills and takes nothing.  What daemon a holds for it
+	# waits 20 ms (holding the port), then the client is stuck: frames to
+	# it drop as they come, and the port carries another pair meanwhile
+	$N env SROCE_DAEMON="$tmp/a.sock" ib_send_bw -x 1 -c UD -D 20 -p 18691 > "$tmp/stopped.server.log" 2>&1 &
+	stopped=$!
+	for _i in $(seq 300); do
+		$N ss -ltnH "sport = :18691" | grep -q . && break
+		sleep 0.1
+	done
+	$N env SROCE_DAEMON="$tmp/b.sock" stdbuf -oL timeout 60 ib_send_bw -x 1 -c UD -D 20 -p 18691 127.0.0.1 > "$tmp/stopped.client.log" 2>&1 &
+	sender=$!
+	pids="$pids $stopped $sender"
+	for _i in $(seq 600); do
+		grep -q "remote address" "$tmp/stopped.client.log" && break
+		sleep 0.1
+	done
+	sleep 1
+	kill -STOP "$stopped"
+	for _i in $(seq 50); do
+		grep -q "its channel took nothing" "$tmp/a.log" && break
+		sleep 0.1
+	done
+	if ! grep -q "(pid $stopped, ib_send_bw): its channel took nothing for 20 ms" "$tmp/a.log"; then
+		kill -CONT "$stopped"
+		fail "daemon a did not give up waiting for the stopped client"
+	fi
+	echo "ok: $(grep "its channel took nothing" "$tmp/a.log" | head -1)"
+	pair pingpong b a other ibv_rc_pingpong -g 1 -n 3000 -c
+	wait_pairs
+	rc=$?
+	kill -CONT "$stopped"
+	kill -9 "$stopped" "$sender" 2>/dev/null
+	[ $rc -eq 0 ] && passed other pingpong ||
+		fail "a pair failed while a client of its daemon was stopped"
+	kill -0 "$dpid_a" && kill -0 "$dpid_b" || fail "a daemon died"
+	echo "PASS: a stopped client holds its daemon's port 20 ms, then the others carry on"
 	;;
 quarantine)
 	daemon a sa 10.9.0.1 --qpn-blocks 2 --quarantine-ms 3000
