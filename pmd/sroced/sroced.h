@@ -214,18 +214,14 @@ void srd_park_free(struct srd_park **k);
 void srd_switch_init(struct sroced *d);
 /* Helpers qp1.c shares: the frame's source or destination IP as a GID;
  * is it one of the device's; the client that owns a QPN block of the
- * device (attached, channel open), NULL if none; copy a frame into a
- * port's transmit buffer with a new Ethernet header (false: full,
- * counted): to a client untagged, out of the device's port with its
- * VLAN tag, if any. */
+ * device (attached, channel open), NULL if none; copy a frame, with a
+ * new Ethernet header, to a client untagged or out of the device's port
+ * with its VLAN tag, if any (false: no room; dropped and counted). */
 void srd_frame_gid(const uint8_t *p, const struct sr_frame *f, bool dst,
 		   uint8_t gid[16]);
 bool srd_dev_is_own(const struct srd_device *dv, const uint8_t gid[16]);
 struct srd_client *srd_block_owner(const struct srd_device *dv,
 				   uint32_t block);
-bool srd_emit(struct sr_pmd_dev *to, const uint8_t *p, uint32_t len,
-	      const struct sr_frame *f, const uint8_t dst[6],
-	      const uint8_t src[6], uint16_t vlan, uint8_t prio);
 bool srd_emit_client(const struct srd_client *c, const uint8_t *p,
 		     uint32_t len, const struct sr_frame *f);
 bool srd_emit_port(const struct srd_device *dv, const uint8_t *p,

@@ -83,7 +83,9 @@ struct srd_client *srd_block_owner(const struct srd_device *dv,
  * Copy a frame into a port's transmit buffer with a new Ethernet header:
  * new MACs, and an 802.1Q tag when vlan != 0 (the daemon's port may be on
  * a VLAN; its clients' channels never are, so a tag is taken off on the
- * way in and put on on the way out).
+ * way in and put on on the way out).  count: a frame that finds no room
+ * is dropped, and counted there (sw_drop_full); else the caller may keep
+ * it (srd_park).
  */
 static bool srd_put(struct sr_pmd_dev *to, const uint8_t *p, uint32_t len,
 		    const struct sr_frame *f, const uint8_t dst[6],
@@ -107,14 +109,6 @@ static bool srd_put(struct sr_pmd_dev *to, const uint8_t *p, uint32_t len,
 	return true;
 }
 
-bool srd_emit(struct sr_pmd_dev *to, const uint8_t *p, uint32_t len,
-	      const struct sr_frame *f, const uint8_t dst[6],
-	      const uint8_t src[6], uint16_t vlan, uint8_t prio)
-{
-	return srd_put(to, p, len, f, dst, src, vlan, prio, true);
-}
-
-/* count: a frame that finds no room is dropped here, and counted */
 static bool srd_put_client(const struct srd_client *c, const uint8_t *p,
 			   uint32_t len, const struct sr_frame *f, bool count)
 {

@@ -213,6 +213,30 @@ counter() {
 	echo "${v:-0}"
 }
 
+# held_pair NAME PORT PROG ARGS...: a server on daemon a and its client on
+# daemon b, by hand so that $held_srv is the server program itself (for
+# kill -STOP / -9; the client's timeout passes a kill on), $held_cli the
+# client's; returns when the pair is mid-transfer: the exchange is over
+# (the client, line-buffered, printed the peer's address; with -D the
+# table comes only at the end)
+held_pair() {
+	_name=$1 _port=$2
+	shift 2
+	$N env SROCE_DAEMON="$tmp/a.sock" "$@" -p "$_port" > "$tmp/$_name.server.log" 2>&1 &
+	held_srv=$!
+	for _i in $(seq 300); do
+		$N ss -ltnH "sport = :$_port" | grep -q . && break
+		sleep 0.1
+	done
+	$N env SROCE_DAEMON="$tmp/b.sock" stdbuf -oL timeout 60 "$@" -p "$_port" 127.0.0.1 > "$tmp/$_name.client.log" 2>&1 &
+	held_cli=$!
+	pids="$pids $held_srv $held_cli"
+	for _i in $(seq 600); do
+		grep -q "remote address" "$tmp/$_name.client.log" && break
+		sleep 0.1
+	done
+}
+
 case $scen in
 loopback)
 	# the idle policy's and the nice option's: a bad value is one line
@@ -332,25 +356,10 @@ two_hosts)
 kill_client)
 	daemon a sa 10.9.0.1
 	daemon b sb 10.9.0.2
-	# the victim pair by hand: $! must be the server program itself
-	$N env SROCE_DAEMON="$tmp/a.sock" ib_write_bw -x 1 -s 65536 -D 30 -p 18690 > "$tmp/victim.server.log" 2>&1 &
-	victim_srv=$!
-	for _i in $(seq 300); do
-		$N ss -ltnH "sport = :18690" | grep -q . && break
-		sleep 0.1
-	done
-	# (line-buffered: the wait below reads its output as it comes)
-	$N env SROCE_DAEMON="$tmp/b.sock" stdbuf -oL timeout 60 ib_write_bw -x 1 -s 65536 -D 30 -p 18690 127.0.0.1 > "$tmp/victim.client.log" 2>&1 &
-	victim_cli=$!
-	pids="$pids $victim_srv $victim_cli"
+	held_pair victim 18690 ib_write_bw -x 1 -s 65536 -D 30
+	victim_srv=$held_srv victim_cli=$held_cli
 	pair pingpong b a other ibv_rc_pingpong -g 1 -n 3000 -c
-	# mid-transfer: the exchange is over (the client printed the peer's
-	# address; with -D the table comes only at the end), two seconds on
-	for _i in $(seq 600); do
-		grep -q "remote address" "$tmp/victim.client.log" && break
-		sleep 0.1
-	done
-	sleep 2
+	sleep 2         # two seconds into the transfer
 	# the server side (its QP is the WRITEs' target) dies
 	kill -9 "$victim_srv"
 	t0=$(date +%s)
@@ -370,19 +379,8 @@ stop_client)
 	# it: its channel fills and takes nothing.  What daemon a holds for it
 	# waits 20 ms (holding the port), then the client is stuck: frames to
 	# it drop as they come, and the port carries another pair meanwhile
-	$N env SROCE_DAEMON="$tmp/a.sock" ib_send_bw -x 1 -c UD -D 20 -p 18691 > "$tmp/stopped.server.log" 2>&1 &
-	stopped=$!
-	for _i in $(seq 300); do
-		$N ss -ltnH "sport = :18691" | grep -q . && break
-		sleep 0.1
-	done
-	$N env SROCE_DAEMON="$tmp/b.sock" stdbuf -oL timeout 60 ib_send_bw -x 1 -c UD -D 20 -p 18691 127.0.0.1 > "$tmp/stopped.client.log" 2>&1 &
-	sender=$!
-	pids="$pids $stopped $sender"
-	for _i in $(seq 600); do
-		grep -q "remote address" "$tmp/stopped.client.log" && break
-		sleep 0.1
-	done
+	held_pair stopped 18691 ib_send_bw -x 1 -c UD -D 20
+	stopped=$held_srv sender=$held_cli
 	sleep 1
 	kill -STOP "$stopped"
 	for _i in $(seq 50); do
